@@ -1,0 +1,16 @@
+"""jsoneval_polars: columnar scoring of structured AI output against ground truth."""
+
+from .config import Config, ConfigError, load_config, parse_config
+from .ingest import InputError
+from .pipeline import Result, evaluate
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "InputError",
+    "Result",
+    "evaluate",
+    "load_config",
+    "parse_config",
+]
+__version__ = "0.1.0"

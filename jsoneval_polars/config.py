@@ -1,0 +1,246 @@
+"""Frozen, validated configuration (SPEC §11).
+
+Every check names the key, the allowed values and what arrived; a misspelt key gets a
+"did you mean" hint. Nothing falls back silently to a default on a bad value.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the key."""
+
+
+class Strategy(StrEnum):
+    EXACT = "EXACT"
+    FUZZY = "FUZZY"
+    SEMANTIC = "SEMANTIC"
+    NUMERIC = "NUMERIC"
+    IGNORE = "IGNORE"
+
+
+class ListMethod(StrEnum):
+    GREEDY = "greedy"
+    OPTIMAL = "optimal"
+    INDEX = "index"
+
+
+@dataclass(frozen=True)
+class ListConfig:
+    match_fields: tuple[str, ...] | None = None  # None: every scalar field of the GT items
+    threshold: float = 0.8
+    method: ListMethod = ListMethod.GREEDY
+
+
+@dataclass(frozen=True)
+class Weights:
+    accuracy: float = 0.45
+    completeness: float = 0.25
+    safety: float = 0.15
+    hallucination: float = 0.15
+
+
+@dataclass(frozen=True)
+class Config:
+    field_strategies: Mapping[str, Strategy] = field(default_factory=dict)
+    default_text_strategy: Strategy = Strategy.SEMANTIC
+    fuzzy_threshold: float = 0.85
+    semantic_threshold: float = 0.80
+    rel_tol: float = 0.10
+    abs_tol: float = 0.0
+    weights: Weights = Weights()
+    pass_threshold: float = 0.7
+    lists: Mapping[str, ListConfig] = field(default_factory=dict)
+    attributes: tuple[str, ...] | None = None
+    empty_containers_are_null: bool = False
+    null_extra_is_hallucination: bool = False
+    id_field: str = "doc_id"
+
+    def list_config(self, list_attribute: str) -> ListConfig:
+        return self.lists.get(list_attribute, _DEFAULT_LIST)
+
+
+_DEFAULT_LIST = ListConfig()
+
+_TOP_KEYS = (
+    "field_strategies",
+    "default_text_strategy",
+    "fuzzy_threshold",
+    "semantic_threshold",
+    "numeric",
+    "weights",
+    "pass_threshold",
+    "lists",
+    "attributes",
+    "empty_containers_are_null",
+    "null_extra_is_hallucination",
+    "id_field",
+)
+
+
+def _hint(name: str, allowed: tuple[str, ...] | list[str]) -> str:
+    close = difflib.get_close_matches(name, allowed, n=1)
+    return f" Hint: did you mean '{close[0]}'?" if close else ""
+
+
+def _check_keys(where: str, got: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    for key in got:
+        if key not in allowed:
+            prefix = f"{where}." if where else ""
+            raise ConfigError(
+                f"unknown config key '{prefix}{key}'; allowed: {', '.join(allowed)}."
+                + _hint(str(key), allowed)
+            )
+
+
+def _choice(key: str, value: Any, enum: type[StrEnum]) -> Any:
+    allowed = [m.value for m in enum]
+    if isinstance(value, str) and value in allowed:
+        return enum(value)
+    if isinstance(value, str) and value.upper() in allowed and enum is Strategy:
+        return enum(value.upper())
+    if isinstance(value, str) and value.lower() in allowed and enum is ListMethod:
+        return enum(value.lower())
+    quoted = ", ".join(f"'{a}'" for a in allowed)
+    raise ConfigError(f"{key} must be one of {quoted}; got {value!r}")
+
+
+def _number(key: str, value: Any, *, lo: float | None = 0.0, hi: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise ConfigError(f"{key} must be a number; got {value!r}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        bounds = f"between {lo} and {hi}" if hi is not None else f">= {lo}"
+        raise ConfigError(f"{key} must be {bounds}; got {value!r}")
+    return float(value)
+
+
+def _flag(key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{key} must be true or false; got {value!r}")
+    return value
+
+
+def _string_list(key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{key} must be a list of strings; got {value!r}")
+    return tuple(value)
+
+
+def _is_plain_strategy_map(raw: Mapping[str, Any]) -> bool:
+    """Seed 000's config file is a bare {field: strategy} mapping."""
+    allowed = {s.value for s in Strategy}
+    return bool(raw) and all(
+        isinstance(v, str) and v.upper() in allowed and k not in _TOP_KEYS for k, v in raw.items()
+    )
+
+
+def parse_config(raw: Mapping[str, Any] | Config | None) -> Config:
+    """Validate a config mapping (SPEC §11) and return a frozen :class:`Config`."""
+    if raw is None:
+        return Config()
+    if isinstance(raw, Config):
+        return raw
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"config must be a JSON object; got {type(raw).__name__}")
+    if _is_plain_strategy_map(raw):
+        raw = {"field_strategies": dict(raw)}
+    _check_keys("", raw, _TOP_KEYS)
+    kw: dict[str, Any] = {}
+
+    strategies = raw.get("field_strategies", {})
+    if not isinstance(strategies, Mapping):
+        raise ConfigError(f"field_strategies must be an object; got {strategies!r}")
+    kw["field_strategies"] = {
+        str(k): _choice(f"field_strategies.{k}", v, Strategy) for k, v in strategies.items()
+    }
+    if "default_text_strategy" in raw:
+        kw["default_text_strategy"] = _choice(
+            "default_text_strategy", raw["default_text_strategy"], Strategy
+        )
+    for key in ("fuzzy_threshold", "semantic_threshold", "pass_threshold"):
+        if key in raw:
+            kw[key] = _number(key, raw[key], lo=0.0, hi=1.0)
+
+    numeric = raw.get("numeric", {})
+    if not isinstance(numeric, Mapping):
+        raise ConfigError(f"numeric must be an object; got {numeric!r}")
+    _check_keys("numeric", numeric, ("rel_tol", "abs_tol"))
+    for key in ("rel_tol", "abs_tol"):
+        if key in numeric:
+            kw[key] = _number(f"numeric.{key}", numeric[key])
+
+    weights = raw.get("weights", {})
+    if not isinstance(weights, Mapping):
+        raise ConfigError(f"weights must be an object; got {weights!r}")
+    names = ("accuracy", "completeness", "safety", "hallucination")
+    _check_keys("weights", weights, names)
+    kw["weights"] = Weights(
+        **{k: _number(f"weights.{k}", weights[k]) for k in names if k in weights}
+    )
+
+    lists = raw.get("lists", {})
+    if not isinstance(lists, Mapping):
+        raise ConfigError(f"lists must be an object; got {lists!r}")
+    parsed_lists = {}
+    for name, spec in lists.items():
+        where = f"lists.{name}"
+        if not isinstance(spec, Mapping):
+            raise ConfigError(f"{where} must be an object; got {spec!r}")
+        _check_keys(where, spec, ("match_fields", "threshold", "method"))
+        lkw: dict[str, Any] = {}
+        if "match_fields" in spec:
+            lkw["match_fields"] = _string_list(f"{where}.match_fields", spec["match_fields"])
+        if "threshold" in spec:
+            lkw["threshold"] = _number(f"{where}.threshold", spec["threshold"], lo=0.0, hi=1.0)
+        if "method" in spec:
+            lkw["method"] = _choice(f"{where}.method", spec["method"], ListMethod)
+        parsed_lists[str(name)] = ListConfig(**lkw)
+    kw["lists"] = parsed_lists
+
+    if raw.get("attributes") is not None:
+        kw["attributes"] = _string_list("attributes", raw["attributes"])
+    for key in ("empty_containers_are_null", "null_extra_is_hallucination"):
+        if key in raw:
+            kw[key] = _flag(key, raw[key])
+    if "id_field" in raw:
+        if not isinstance(raw["id_field"], str) or not raw["id_field"]:
+            raise ConfigError(f"id_field must be a non-empty string; got {raw['id_field']!r}")
+        kw["id_field"] = raw["id_field"]
+    return Config(**kw)
+
+
+def load_config(path: str | Path) -> Config:
+    """Read a JSON (or YAML/TOML, when the file ends so) config file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".yaml", ".yml"):
+            import yaml  # optional: only needed for YAML configs
+
+            raw = yaml.safe_load(text)
+        elif suffix == ".toml":
+            import tomllib
+
+            raw = tomllib.loads(text)
+        else:
+            raw = json.loads(text)
+    except ImportError:
+        raise ConfigError(f"{path}: reading YAML needs PyYAML (pip install pyyaml)") from None
+    except ValueError as exc:  # json.JSONDecodeError and tomllib.TOMLDecodeError
+        raise ConfigError(f"{path}: not a valid config file: {exc}") from None
+    try:
+        return parse_config(raw)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None

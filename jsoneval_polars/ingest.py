@@ -1,0 +1,415 @@
+"""Files, tables and Python objects -> document pairs + errors (SPEC §9).
+
+Every input record ends up either in a pair or in the errors list; nothing is dropped quietly.
+JSON text is parsed with orjson; a line orjson refuses (NaN/Infinity literals, integers beyond
+64 bits, lone surrogates) is parsed again by the standard library, which accepts them, and a
+line neither accepts is an error row naming the file, the line and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+import polars as pl
+
+Side = Literal["gt", "aio"]
+ParseStatus = Literal["json", "code_block", "embedded", "invalid", "missing"]
+
+ERROR_SCHEMA = {
+    "source": pl.String,
+    "doc_id": pl.String,
+    "line": pl.Int64,
+    "error": pl.String,
+    "severity": pl.String,
+    "file": pl.String,
+}
+
+# A key in JSON text is a string followed by a colon; this over-counts (a string value may hold
+# '":'), never under-counts, so "no more matches than parsed keys" proves there is no duplicate.
+_KEY_TOKEN = re.compile(rb'"\s*:')
+
+
+class InputError(ValueError):
+    """Bad input in strict mode; the message names the file, the line and the reason."""
+
+
+@dataclass
+class Record:
+    doc_id: str | None
+    content: Any
+    line: int
+    has_id: bool
+    raw: bytes | None = None  # the JSON text, kept only to re-check suspected duplicate keys
+
+
+@dataclass
+class Pairs:
+    doc_ids: list[str] = field(default_factory=list)
+    gt: list[dict | None] = field(default_factory=list)
+    aio: list[dict | None] = field(default_factory=list)
+    gt_present: list[bool] = field(default_factory=list)
+    aio_present: list[bool] = field(default_factory=list)
+    aio_status: list[str] = field(default_factory=list)
+    narrative: list[str | None] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+
+
+class _Errors:
+    def __init__(self, strict: bool) -> None:
+        self.rows: list[dict] = []
+        self.strict = strict
+
+    def add(self, source, file, line, doc_id, message, severity="error") -> None:
+        if self.strict and severity == "error":
+            where = f"{file or source}" + (f", line {line}" if line is not None else "")
+            raise InputError(f"{where}: {message}")
+        self.rows.append(
+            {
+                "source": source,
+                "doc_id": doc_id,
+                "line": line,
+                "error": message,
+                "severity": severity,
+                "file": file,
+            }
+        )
+
+
+def _parse_json(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass  # retried below with the standard library, which accepts what orjson refuses
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to parse") from None
+
+
+def _count_keys(obj: Any) -> int:
+    stack, n = [obj], 0
+    while stack:
+        v = stack.pop()
+        if type(v) is dict:
+            n += len(v)
+            stack.extend(v.values())
+        elif type(v) is list:
+            stack.extend(v)
+    return n
+
+
+def _duplicate_keys(raw: bytes, obj: Any) -> list[str]:
+    """Keys that occur twice in one object of ``raw`` (checked only when a cheap count says the
+    text may hold more keys than the parsed object)."""
+    if len(_KEY_TOKEN.findall(raw)) <= _count_keys(obj):
+        return []
+    dups: list[str] = []
+
+    def hook(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                dups.append(k)
+            seen.add(k)
+        return dict(pairs)
+
+    json.loads(raw, object_pairs_hook=hook)
+    return dups
+
+
+def _split_record(
+    obj: Any, id_field: str, content_field: str | None
+) -> tuple[str | None, bool, Any, str | None]:
+    """(doc_id, has_id, content, problem) of one input record."""
+    if not isinstance(obj, dict):
+        return None, False, obj, None
+    has_id = id_field in obj
+    doc_id = obj.get(id_field)
+    if has_id and (isinstance(doc_id, bool) or not isinstance(doc_id, str | int)):
+        return None, True, obj, f"{id_field} must be a string or an integer; got {doc_id!r}"
+    doc_id = None if doc_id is None else str(doc_id)
+    if content_field is not None:
+        if content_field not in obj:
+            return doc_id, has_id, None, f"record has no content field '{content_field}'"
+        return doc_id, has_id, obj[content_field], None
+    content = {k: v for k, v in obj.items() if k != id_field} if has_id else obj
+    return doc_id, has_id, content, None
+
+
+def _records_from_lines(
+    lines: Iterable[tuple[int, bytes]],
+    side: Side,
+    file: str | None,
+    id_field: str,
+    content_field: str | None,
+    errors: _Errors,
+) -> list[Record]:
+    out = []
+    for line_no, raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            obj = _parse_json(raw)
+        except ValueError as exc:
+            errors.add(side, file, line_no, None, f"not valid JSON: {exc}")
+            continue
+        doc_id, has_id, content, problem = _split_record(obj, id_field, content_field)
+        if problem:
+            errors.add(side, file, line_no, doc_id, problem)
+            continue
+        out.append(Record(doc_id, content, line_no, has_id, raw))
+    return out
+
+
+def _records_from_objects(
+    objs: Sequence[Any], side: Side, id_field: str, content_field: str | None, errors: _Errors
+) -> list[Record]:
+    out = []
+    for i, obj in enumerate(objs, start=1):
+        doc_id, has_id, content, problem = _split_record(obj, id_field, content_field)
+        if problem:
+            errors.add(side, None, i, doc_id, problem)
+            continue
+        out.append(Record(doc_id, content, i, has_id))
+    return out
+
+
+def _records_from_table(
+    table: pl.DataFrame, side: Side, id_field: str, json_column: str | None, errors: _Errors
+) -> list[Record]:
+    """A table with an id column (optional) and one JSON-text or struct column."""
+    others = [c for c in table.columns if c != id_field]
+    if json_column is None:
+        if len(others) != 1:
+            raise InputError(
+                f"{side} table: name the JSON column (json_column=...); columns are {table.columns}"
+            )
+        json_column = others[0]
+    if json_column not in table.columns:
+        raise InputError(f"{side} table has no column '{json_column}'; columns: {table.columns}")
+    col = table[json_column]
+    ids = table[id_field].cast(pl.String).to_list() if id_field in table.columns else None
+    has_id = ids is not None
+    out = []
+    if col.dtype == pl.String:
+        for i, text in enumerate(col.to_list(), start=1):
+            doc_id = ids[i - 1] if ids else None
+            if text is None:
+                errors.add(side, None, i, doc_id, f"column '{json_column}' is null")
+                continue
+            raw = text.encode("utf-8")
+            try:
+                content = _parse_json(raw)
+            except ValueError as exc:
+                if side == "aio":  # raw model text: extraction decides (SPEC §8)
+                    out.append(Record(doc_id, text, i, has_id))
+                else:
+                    errors.add(side, None, i, doc_id, f"not valid JSON: {exc}")
+                continue
+            out.append(Record(doc_id, content, i, has_id, raw))
+    elif isinstance(col.dtype, pl.Struct):
+        for i, content in enumerate(col.to_list(), start=1):
+            out.append(Record(ids[i - 1] if ids else None, content, i, has_id))
+    else:
+        raise InputError(
+            f"{side} column '{json_column}' must hold JSON text or structs; got {col.dtype}"
+        )
+    return out
+
+
+def read_records(
+    source: Any,
+    side: Side,
+    *,
+    id_field: str,
+    content_field: str | None = None,
+    json_column: str | None = None,
+    errors: _Errors,
+) -> tuple[list[Record], str | None]:
+    """Records of one input and the file name used in error rows."""
+    if isinstance(source, str | Path):
+        path = Path(source)
+        name = str(path)
+        if not path.is_file():
+            raise InputError(f"{side} input {name} does not exist or is not a file")
+        suffix = path.suffix.lower()
+        if suffix == ".parquet":
+            return _records_from_table(pl.read_parquet(path), side, id_field, json_column, errors), name
+        if suffix in (".arrow", ".ipc", ".feather"):
+            return _records_from_table(pl.read_ipc(path), side, id_field, json_column, errors), name
+        data = path.read_bytes()
+        if data.lstrip()[:1] == b"[":
+            try:
+                objs = _parse_json(data)
+            except ValueError as exc:
+                raise InputError(f"{name}: not a valid JSON array: {exc}") from None
+            if not isinstance(objs, list):
+                raise InputError(f"{name}: a JSON file must hold an array of records")
+            dups = _duplicate_keys(data, objs)
+            if dups:  # element texts are not kept, so this is reported for the file
+                errors.add(
+                    side, name, None, None,
+                    f"duplicate key(s) {', '.join(map(repr, sorted(set(dups))))} in an object; "
+                    "the last value was used",
+                    severity="warning",
+                )
+            return _records_from_objects(objs, side, id_field, content_field, errors), name
+        lines = enumerate(data.split(b"\n"), start=1)
+        return _records_from_lines(lines, side, name, id_field, content_field, errors), name
+    if isinstance(source, pl.LazyFrame):
+        source = source.collect()
+    if not isinstance(source, pl.DataFrame) and hasattr(source, "__arrow_c_stream__"):
+        source = pl.DataFrame(source)  # pyarrow tables and other Arrow producers
+    if isinstance(source, pl.DataFrame):
+        return _records_from_table(source, side, id_field, json_column, errors), None
+    if isinstance(source, Sequence) and not isinstance(source, str | bytes):
+        return _records_from_objects(source, side, id_field, content_field, errors), None
+    raise InputError(
+        f"{side} input must be a file path, a list of records or a Polars/Arrow table; "
+        f"got {type(source).__name__}"
+    )
+
+
+def _index(
+    records: list[Record], side: Side, file: str | None, id_field: str, errors: _Errors
+) -> dict[str, Record]:
+    by_id: dict[str, Record] = {}
+    for r in records:
+        if r.doc_id is None:
+            errors.add(side, file, r.line, None, f"record has no '{id_field}'")
+            continue
+        first = by_id.get(r.doc_id)
+        if first is not None:
+            errors.add(
+                side, file, r.line, r.doc_id,
+                f"duplicate {id_field} '{r.doc_id}' (first on line {first.line}); left out",
+            )
+            continue
+        by_id[r.doc_id] = r
+    return by_id
+
+
+def pair_inputs(
+    gt: Any,
+    aio: Any,
+    *,
+    id_field: str = "doc_id",
+    content_field: str | None = None,
+    json_column: str | None = None,
+    strict: bool = False,
+    extract: Callable[[str], Any] | None = None,
+) -> Pairs:
+    errors = _Errors(strict)
+    gt_recs, gt_file = read_records(
+        gt, "gt", id_field=id_field, content_field=content_field, json_column=json_column,
+        errors=errors,
+    )
+    aio_recs, aio_file = read_records(
+        aio, "aio", id_field=id_field, content_field=content_field, json_column=json_column,
+        errors=errors,
+    )
+    pairs = Pairs()
+    if any(r.has_id for r in gt_recs) and any(r.has_id for r in aio_recs):
+        g = _index(gt_recs, "gt", gt_file, id_field, errors)
+        a = _index(aio_recs, "aio", aio_file, id_field, errors)
+        keys = list(g) + [k for k in a if k not in g]
+        matched = [(k, g.get(k), a.get(k)) for k in keys]
+    else:
+        n = max(len(gt_recs), len(aio_recs))
+        matched = []
+        for i in range(n):
+            gr = gt_recs[i] if i < len(gt_recs) else None
+            ar = aio_recs[i] if i < len(aio_recs) else None
+            doc_id = next((r.doc_id for r in (gr, ar) if r and r.doc_id is not None), str(i))
+            matched.append((doc_id, gr, ar))
+    if extract is None:
+        from .extract import extract_json as extract
+
+    for doc_id, gr, ar in matched:
+        gt_doc: dict | None = None
+        if gr is not None:
+            if not isinstance(gr.content, dict):
+                errors.add(
+                    "gt", gt_file, gr.line, doc_id,
+                    f"GT root must be a JSON object; got {_kind(gr.content)}",
+                )
+                if ar is not None:
+                    errors.add(
+                        "aio", aio_file, ar.line, doc_id,
+                        "left out: its GT document is not usable (see the gt error row)",
+                    )
+                continue
+            gt_doc = gr.content
+            _warn_duplicates(gr, "gt", gt_file, doc_id, errors)
+        status, narrative, aio_doc = "missing", None, None
+        if ar is not None:
+            if isinstance(ar.content, dict):
+                status, aio_doc = "json", ar.content
+                _warn_duplicates(ar, "aio", aio_file, doc_id, errors)
+            elif isinstance(ar.content, str):
+                ex = extract(ar.content)
+                status, narrative = ex.status, ex.narrative
+                aio_doc = ex.value if ex.value is not None else {}
+            else:
+                status, aio_doc = "invalid", {}
+                errors.add(
+                    "aio", aio_file, ar.line, doc_id,
+                    f"AIO root is {_kind(ar.content)}, not an object; scored as {{}}",
+                    severity="warning",
+                )
+        pairs.doc_ids.append(doc_id)
+        pairs.gt.append(gt_doc if gt_doc is not None else {})
+        pairs.aio.append(aio_doc)
+        pairs.gt_present.append(gr is not None)
+        pairs.aio_present.append(ar is not None)
+        pairs.aio_status.append(status)
+        pairs.narrative.append(narrative)
+    pairs.errors = errors.rows
+    return pairs
+
+
+def _warn_duplicates(rec: Record, side: Side, file, doc_id, errors: _Errors) -> None:
+    if rec.raw is None:
+        return
+    dups = _duplicate_keys(rec.raw, rec.content)
+    if dups:
+        errors.add(
+            side, file, rec.line, doc_id,
+            f"duplicate key(s) {', '.join(map(repr, sorted(set(dups))))} in one object; "
+            "the last value was used",
+            severity="warning",
+        )
+
+
+def _kind(value: Any) -> str:
+    return {
+        list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def safety_lookup(safety: Any, doc_ids: list[str], gt: list, aio: list) -> list[float]:
+    """Per-document safety (SPEC §7): a mapping doc_id -> score, a table with doc_id and safety
+    columns, a callable (gt, aio) -> score, or None (1.0 everywhere)."""
+    if safety is None:
+        return [1.0] * len(doc_ids)
+    if callable(safety):
+        values = [safety(g, a) for g, a in zip(gt, aio, strict=True)]
+    else:
+        if isinstance(safety, pl.DataFrame):
+            if not {"doc_id", "safety"} <= set(safety.columns):
+                raise InputError(f"safety table needs doc_id and safety columns; got {safety.columns}")
+            safety = dict(zip(safety["doc_id"].cast(pl.String), safety["safety"], strict=True))
+        if not isinstance(safety, Mapping):
+            raise InputError(f"safety must be a mapping, a table or a callable; got {type(safety).__name__}")
+        values = [safety.get(d, 1.0) for d in doc_ids]
+    for d, v in zip(doc_ids, values, strict=True):
+        if isinstance(v, bool) or not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
+            raise InputError(f"safety of document '{d}' must be a number in [0, 1]; got {v!r}")
+    return [float(v) for v in values]

@@ -1,0 +1,179 @@
+"""evaluate(): ingest -> flatten -> align -> classify -> score -> count -> rates -> tables."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from .align import ALIGNMENT_SCHEMA, align
+from .classify import bucket_expr, cell_expr, pair_leaves
+from .config import Config, parse_config
+from .counts import doc_attribute_counts
+from .flatten import flatten
+from .ingest import ERROR_SCHEMA, Pairs, pair_inputs, safety_lookup
+from .rates import attribute_rates, document_rates, summary
+from .scorers import Scorer
+from .similarity import score_fields, strategy_expr
+
+DOCUMENT_COLUMNS = [
+    "doc_id", "completeness", "hallucination", "accuracy", "rqs", "macro_f1", "passed",
+    "n_gt_non_null", "n_both_non_null", "n_aio_missing_or_null", "n_extra_keys",
+    "n_gt_null_aio_has_value", "n_total_distinct", "n_scored", "n_correct",
+    "tp", "tn", "fp", "fn", "safety", "gt_present", "aio_present", "aio_parse_status",
+]
+FIELD_COLUMNS = [
+    "doc_id", "path", "attribute", "gt_value", "aio_value", "gt_kind", "aio_kind",
+    "gt_present", "aio_present", "bucket", "strategy", "similarity", "match", "cell",
+]
+TABLES = ("documents", "fields", "attributes", "alignments", "errors")
+
+
+@dataclass
+class Result:
+    """The result tables (SPEC §7) as Polars frames, plus the summary and the additive counts.
+
+    ``counts`` holds one row per (doc_id, attribute) with every additive count; summing it over
+    any split of the documents and applying :func:`rates.attribute_rates` gives ``attributes``.
+    """
+
+    documents: pl.DataFrame
+    fields: pl.DataFrame
+    attributes: pl.DataFrame
+    alignments: pl.DataFrame
+    errors: pl.DataFrame
+    counts: pl.DataFrame
+    summary: dict[str, Any]
+
+    def lazy(self, table: str) -> pl.LazyFrame:
+        if table not in TABLES + ("counts",):
+            raise KeyError(f"no table {table!r}; tables: {', '.join(TABLES)}")
+        return getattr(self, table).lazy()
+
+    def write(self, out_dir: str | Path) -> Path:
+        """Write each table as ``<name>.parquet`` and the summary as ``summary.json``."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in TABLES:
+            getattr(self, name).write_parquet(out / f"{name}.parquet")
+        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        return out
+
+
+def evaluate(
+    gt: Any,
+    aio: Any,
+    *,
+    config: Config | dict | None = None,
+    id_field: str | None = None,
+    content_field: str | None = None,
+    json_column: str | None = None,
+    safety: Any = None,
+    semantic_scorer: Scorer | str | None = None,
+    strict: bool = False,
+) -> Result:
+    """Score AI output against ground truth.
+
+    ``gt`` and ``aio`` are NDJSON / JSON-array / Parquet / Arrow file paths, lists of records
+    (dicts carrying ``id_field``, or bare documents paired by position), or Polars/Arrow tables
+    with an id column and one JSON-text or struct column (``json_column``). ``safety`` is a
+    mapping doc_id -> score, a table (doc_id, safety) or a callable (gt, aio) -> score.
+    ``strict`` raises :class:`ingest.InputError` on the first bad record instead of recording
+    it in ``errors``.
+
+    >>> r = evaluate([{"doc_id": "a", "total": 10}], [{"doc_id": "a", "total": 10.0}])
+    >>> r.summary["mean_accuracy"], r.documents["rqs"][0]
+    (1.0, 0.85)
+    """
+    cfg = parse_config(config)
+    pairs = pair_inputs(
+        gt, aio, id_field=id_field or cfg.id_field, content_field=content_field,
+        json_column=json_column, strict=strict,
+    )
+    safety_values = safety_lookup(safety, pairs.doc_ids, pairs.gt, pairs.aio)
+    return score_pairs(pairs, cfg, safety_values, semantic_scorer=semantic_scorer, strict=strict)
+
+
+def score_pairs(
+    pairs: Pairs,
+    config: Config,
+    safety: list[float],
+    *,
+    semantic_scorer: Scorer | str | None = None,
+    strict: bool = False,
+) -> Result:
+    errors = list(pairs.errors)
+    gt_flat = flatten(pairs.gt, empty_containers_are_null=config.empty_containers_are_null)
+    aio_flat = flatten(
+        pairs.aio,
+        empty_containers_are_null=config.empty_containers_are_null,
+        item_base=gt_flat.next_item,
+    )
+    left_out = set()
+    for pos, message in gt_flat.errors:
+        left_out.add(pos)
+        _flatten_error(errors, "gt", pairs.doc_ids[pos], message, strict, "error")
+    status = list(pairs.aio_status)
+    for pos, message in aio_flat.errors:
+        status[pos] = "invalid"
+        _flatten_error(errors, "aio", pairs.doc_ids[pos], message + "; scored as {}", strict, "warning")
+    if left_out:
+        keep = ~pl.col("doc").is_in(sorted(left_out))
+        aio_flat.leaves = aio_flat.leaves.filter(keep)
+        aio_flat.items = aio_flat.items.filter(keep)
+
+    docs = pl.DataFrame(
+        {
+            "doc": pl.Series(range(len(pairs.doc_ids)), dtype=pl.UInt32),
+            "doc_id": pairs.doc_ids,
+            "safety": safety,
+            "gt_present": pairs.gt_present,
+            "aio_present": pairs.aio_present,
+            "aio_parse_status": status,
+        }
+    ).filter(~pl.col("doc").is_in(sorted(left_out)))
+
+    aligned = align(gt_flat, aio_flat, config)
+    fields = pair_leaves(aligned.gt, aligned.aio).with_columns(bucket_expr(config))
+    fields = fields.with_columns(strategy_expr(config))
+    fields = score_fields(fields, config, semantic_scorer).with_columns(cell_expr(config))
+    counts = doc_attribute_counts(fields, config, docs["doc"])
+
+    documents = document_rates(counts, docs, config).sort("doc")
+    attributes = attribute_rates(counts)
+    ids = docs.select("doc", "doc_id")
+    fields_out = (
+        fields.join(ids, on="doc")
+        .sort("doc", "path")
+        .rename({"gt_text": "gt_value", "aio_text": "aio_value"})
+        .select(FIELD_COLUMNS)
+    )
+    alignments = (
+        aligned.alignments.join(ids, on="doc")
+        .select("doc_id", *[c for c in ALIGNMENT_SCHEMA if c != "doc"])
+    )
+    error_table = pl.DataFrame(errors, schema=ERROR_SCHEMA)
+    n_errors = error_table.filter(pl.col("severity") == "error").height
+    return Result(
+        documents=documents.select(DOCUMENT_COLUMNS),
+        fields=fields_out,
+        attributes=attributes,
+        alignments=alignments,
+        errors=error_table,
+        counts=counts.join(ids, on="doc").drop("doc").select("doc_id", pl.exclude("doc_id")),
+        summary=summary(documents, attributes, n_errors),
+    )
+
+
+def _flatten_error(errors: list, side: str, doc_id: str, message: str, strict: bool, severity):
+    if strict and severity == "error":
+        from .ingest import InputError
+
+        raise InputError(f"{side} document '{doc_id}': {message}")
+    errors.append(
+        {"source": side, "doc_id": doc_id, "line": None, "error": message,
+         "severity": severity, "file": None}
+    )

@@ -1,0 +1,71 @@
+"""Null test and canonical text (SPEC §1), and the value tests used for strategy detection.
+
+The flattener calls :func:`canonical` once per leaf while it walks the parsed JSON (the one place
+where every value is a Python object anyway); everything downstream works on the canonical text
+columns with Polars expressions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import polars as pl
+
+KINDS = ("null", "bool", "int", "float", "string", "array", "object")
+_INT_EXACT = 2**53
+
+
+def canonical_float(value: float) -> str | None:
+    """Canonical text of a float; None for NaN (a null)."""
+    if value != value:
+        return None
+    if math.isfinite(value) and value == int(value) and abs(value) < _INT_EXACT:
+        return str(int(value))
+    return repr(value)
+
+
+def canonical_container(value: list | dict) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).lower()
+
+
+def canonical_string(value: str) -> str:
+    return " ".join(value.split()).lower()
+
+
+# --- expressions over the leaves table -------------------------------------------------------
+
+_ISO_DATE = (
+    r"^\d{4}-\d{2}-\d{2}"
+    r"(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
+)
+_EMAIL = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+# Numbers as NUMERIC reads them (DECISIONS.md 7): sign and currency sign in either order.
+_CURRENCY = r"[$€£¥₹]"
+_NUMBER_TEXT = (
+    rf"^(?:[+-]?{_CURRENCY}?|{_CURRENCY}[+-])(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
+)
+
+
+def is_date_or_email(raw: pl.Expr) -> pl.Expr:
+    """True where a (stripped) raw string looks like an ISO-8601 date/datetime or an e-mail."""
+    s = raw.str.strip_chars()
+    return s.str.contains(_ISO_DATE) | s.str.contains(_EMAIL)
+
+
+def parse_number(text: pl.Expr, kind: pl.Expr) -> pl.Expr:
+    """Float value of a leaf for NUMERIC: numbers, and numeric strings (thousands separators and
+    one currency sign ignored); null for anything else, booleans included."""
+    s = text.str.strip_chars()
+    ok = s.str.contains(_NUMBER_TEXT)
+    prefix = s.str.extract(r"^([^\d.]*)", 1)  # sign and currency sign, in either order
+    sign = pl.when(prefix.str.contains("-", literal=True)).then(-1.0).otherwise(1.0)
+    mantissa = s.str.slice(prefix.str.len_chars()).str.replace_all(",", "", literal=True)
+    value = mantissa.cast(pl.Float64, strict=False) * sign
+    return (
+        pl.when(kind.is_in(["int", "float"]))
+        .then(text.cast(pl.Float64, strict=False))
+        .when((kind == "string") & ok)
+        .then(value)
+        .otherwise(None)
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import polars as pl
 
 from .config import Config, Strategy
+from .flatten import path_keys
 
 COUNT_COLUMNS = (
     "n_total_distinct",
@@ -25,6 +26,15 @@ COUNT_COLUMNS = (
     "fn",
     "n_similarity",
 )
+
+
+def _ignored(attribute: str, config: Config) -> bool:
+    """An attribute IGNOREd by its own entry or its bare field name gets no cells at all."""
+    keys = path_keys(attribute)
+    strategy = config.field_strategies.get(attribute) or (
+        config.field_strategies.get(keys[-1]) if keys else None
+    )
+    return strategy == Strategy.IGNORE
 
 
 def _n(cond: pl.Expr) -> pl.Expr:
@@ -56,7 +66,7 @@ def doc_attribute_counts(fields: pl.DataFrame, config: Config, docs: pl.Series) 
         pl.col("similarity").filter(scored).sum().alias("sum_similarity"),
     )
     if config.attributes:
-        wanted = pl.DataFrame({"attribute": list(config.attributes)})
+        wanted = pl.DataFrame({"attribute": [a for a in config.attributes if not _ignored(a, config)]})
         missing = (
             pl.DataFrame({"doc": docs.cast(pl.UInt32)})
             .join(wanted, how="cross")

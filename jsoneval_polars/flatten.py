@@ -77,6 +77,34 @@ def _segments(key: str) -> tuple[str, str]:
     return seg
 
 
+_decoder = json.JSONDecoder()
+
+
+def path_keys(path: str) -> list[str]:
+    """The object keys along a path or attribute, unquoted (list indices skipped).
+
+    >>> path_keys('line_items[].description'), path_keys('m["n[0]"]')
+    (['line_items', 'description'], ['m', 'n[0]'])
+    """
+    keys, i, n = [], 0, len(path)
+    while i < n:
+        if path.startswith('["', i):
+            key, i = _decoder.raw_decode(path, i + 1)
+            keys.append(key)
+            i += 1  # the closing bracket
+        elif path[i] == "[":
+            i = path.index("]", i) + 1
+        elif path[i] == ".":
+            i += 1
+        else:
+            j = i
+            while j < n and path[j] not in ".[":
+                j += 1
+            keys.append(path[i:j])
+            i = j
+    return keys
+
+
 class UnrepresentableValue(ValueError):
     """A Python value with no JSON meaning (a set, a datetime, a lone surrogate...)."""
 

@@ -58,6 +58,7 @@ class Pairs:
     aio_status: list[str] = field(default_factory=list)
     narrative: list[str | None] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
+    n_read: dict[str, int] = field(default_factory=dict)  # input records per side
 
 
 class _Errors:
@@ -315,6 +316,7 @@ def pair_inputs(
         errors=errors,
     )
     pairs = Pairs()
+    pairs.n_read = {"gt": _n_read(gt_recs, "gt", errors), "aio": _n_read(aio_recs, "aio", errors)}
     if any(r.has_id for r in gt_recs) and any(r.has_id for r in aio_recs):
         g = _index(gt_recs, "gt", gt_file, id_field, errors)
         a = _index(aio_recs, "aio", aio_file, id_field, errors)
@@ -372,6 +374,12 @@ def pair_inputs(
         pairs.narrative.append(narrative)
     pairs.errors = errors.rows
     return pairs
+
+
+def _n_read(records: list[Record], side: Side, errors: _Errors) -> int:
+    """Records read = records kept + records already turned into error rows."""
+    lost = sum(1 for e in errors.rows if e["source"] == side and e["severity"] == "error")
+    return len(records) + lost
 
 
 def _warn_duplicates(rec: Record, side: Side, file, doc_id, errors: _Errors) -> None:

@@ -164,7 +164,14 @@ def score_pairs(
         alignments=alignments,
         errors=error_table,
         counts=counts.join(ids, on="doc").drop("doc").select("doc_id", pl.exclude("doc_id")),
-        summary=summary(documents, attributes, n_errors),
+        summary={
+            **summary(documents, attributes, n_errors),
+            "n_read_gt": pairs.n_read.get("gt", 0),
+            "n_read_aio": pairs.n_read.get("aio", 0),
+            "n_gt_only": int((~documents["aio_present"]).sum()),
+            "n_aio_only": int((~documents["gt_present"]).sum()),
+            "n_warnings": error_table.height - n_errors,
+        },
     )
 
 

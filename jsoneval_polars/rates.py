@@ -99,9 +99,10 @@ def document_rates(
     return out
 
 
-def status_of(pass_rate: float | None) -> str:
+def status_of(pass_rate: float | None) -> str | None:
+    """healthy / warning / critical from the pass rate (SPEC §7); None with no documents."""
     if pass_rate is None:
-        return "critical"
+        return None
     if pass_rate >= 0.85:
         return "healthy"
     if pass_rate >= 0.70:

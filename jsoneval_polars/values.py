@@ -35,15 +35,17 @@ def canonical_string(value: str) -> str:
 
 # --- expressions over the leaves table -------------------------------------------------------
 
+# DECISIONS.md 6; matched on canonical (lower-cased) text, so T and Z match in either case
 _ISO_DATE = (
-    r"^\d{4}-\d{2}-\d{2}"
-    r"(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
+    r"^(?i)[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?$"
 )
 _EMAIL = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
-# Numbers as NUMERIC reads them (DECISIONS.md 7): sign and currency sign in either order.
+# Numbers as NUMERIC reads them (DECISIONS.md 7): sign and currency sign in either order,
+# thousands separators removed first.
 _CURRENCY = r"[$€£¥₹]"
 _NUMBER_TEXT = (
-    rf"^(?:[+-]?{_CURRENCY}?|{_CURRENCY}[+-])(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
+    rf"^(?:[+-]?{_CURRENCY}?|{_CURRENCY}[+-])(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 )
 
 
@@ -56,11 +58,11 @@ def is_date_or_email(raw: pl.Expr) -> pl.Expr:
 def parse_number(text: pl.Expr, kind: pl.Expr) -> pl.Expr:
     """Float value of a leaf for NUMERIC: numbers, and numeric strings (thousands separators and
     one currency sign ignored); null for anything else, booleans included."""
-    s = text.str.strip_chars()
+    s = text.str.strip_chars().str.replace_all(",", "", literal=True)
     ok = s.str.contains(_NUMBER_TEXT)
-    prefix = s.str.extract(r"^([^\d.]*)", 1)  # sign and currency sign, in either order
+    prefix = s.str.extract(r"^([^0-9.]*)", 1)  # sign and currency sign, in either order
     sign = pl.when(prefix.str.contains("-", literal=True)).then(-1.0).otherwise(1.0)
-    mantissa = s.str.slice(prefix.str.len_chars()).str.replace_all(",", "", literal=True)
+    mantissa = s.str.slice(prefix.str.len_chars())
     value = mantissa.cast(pl.Float64, strict=False) * sign
     return (
         pl.when(kind.is_in(["int", "float"]))

@@ -1,0 +1,159 @@
+"""Command line: ``jsoneval score`` (also ``python -m jsoneval_polars score``).
+
+Exit codes: 0 success, 1 bad input in ``--strict`` mode, 2 bad usage or config.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+
+import polars as pl
+
+from .config import ConfigError, load_config, parse_config
+from .ingest import InputError
+from .pipeline import Result, evaluate
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _sample_path(name: str) -> Path:
+    return Path(str(resources.files("jsoneval_polars.sample") / name))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="jsoneval", description="Score structured AI output against ground truth.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    score = sub.add_parser("score", help="score AIO against GT and write the result tables")
+    score.add_argument("--gt", help="ground truth: NDJSON, JSON array, Parquet or Arrow file")
+    score.add_argument("--aio", help="AI output: NDJSON, JSON array, Parquet or Arrow file")
+    score.add_argument("--sample", action="store_true", help="score the bundled sample data")
+    score.add_argument("--config", help="config file (JSON, YAML or TOML; SPEC §11)")
+    score.add_argument("--id-field", help="id member of each record (default: doc_id)")
+    score.add_argument("--content-field", help="member holding the document (default: the rest)")
+    score.add_argument("--json-column", help="JSON-text or struct column of a Parquet/Arrow input")
+    score.add_argument("--safety", help="file with doc_id and safety columns (NDJSON/CSV/Parquet)")
+    score.add_argument("--out", required=True, help="directory for the Parquet tables")
+    score.add_argument("--strict", action="store_true", help="stop at the first bad record")
+    score.add_argument("--json", action="store_true", help="print the summary as JSON")
+    score.add_argument("--quiet", action="store_true", help="print nothing on success")
+    return parser
+
+
+def _read_table(path: str) -> pl.DataFrame:
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{path} does not exist or is not a file")
+    suffix = p.suffix.lower()
+    if suffix == ".parquet":
+        return pl.read_parquet(p)
+    if suffix == ".csv":
+        return pl.read_csv(p)
+    return pl.read_ndjson(p)
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def render_summary(result: Result, seconds: float | None = None) -> str:
+    """The per-attribute table with micro and macro rows, dataset means and the accounting."""
+    s = result.summary
+    a = result.attributes
+    lines = []
+    width = max([len("attribute"), len("micro")] + [len(x) for x in a["attribute"]])
+    width = min(width, 48)
+    head = f"{'attribute':<{width}}  {'TP':>6} {'FP':>6} {'FN':>6} {'TN':>6}  {'prec':>6} {'rec':>6} {'F1':>6} {'support':>8}"
+    lines += [head, "-" * len(head)]
+    for r in a.iter_rows(named=True):
+        name = r["attribute"] if len(r["attribute"]) <= width else r["attribute"][: width - 1] + "…"
+        lines.append(
+            f"{name:<{width}}  {r['tp']:>6} {r['fp']:>6} {r['fn']:>6} {r['tn']:>6}  "
+            f"{_fmt(r['precision']):>6} {_fmt(r['recall']):>6} {_fmt(r['f1']):>6} {r['support']:>8}"
+        )
+    tp, fp, fn, tn = (int(a[c].sum()) for c in ("tp", "fp", "fn", "tn"))
+    micro_p = tp / (tp + fp) if tp + fp else None
+    micro_r = tp / (tp + fn) if tp + fn else None
+    lines.append("-" * len(head))
+    lines.append(
+        f"{'micro':<{width}}  {tp:>6} {fp:>6} {fn:>6} {tn:>6}  "
+        f"{_fmt(micro_p):>6} {_fmt(micro_r):>6} {_fmt(s['micro_f1']):>6} {tp + fn:>8}"
+    )
+    macro_p = a["precision"].drop_nulls().mean() if a.height else None
+    macro_r = a["recall"].drop_nulls().mean() if a.height else None
+    lines.append(
+        f"{'macro':<{width}}  {'':>6} {'':>6} {'':>6} {'':>6}  "
+        f"{_fmt(macro_p):>6} {_fmt(macro_r):>6} {_fmt(s['macro_f1']):>6} {'':>8}"
+    )
+    lines.append("")
+    lines.append(
+        f"completeness {_fmt(s['mean_completeness'])}  hallucination {_fmt(s['mean_hallucination'])}"
+        f"  accuracy {_fmt(s['mean_accuracy'])}  RQS {_fmt(s['mean_rqs'])}"
+    )
+    pass_rate = "-" if s["pass_rate"] is None else f"{s['pass_rate']:.1%}"
+    lines.append(f"pass rate {pass_rate}  status {s['status'] or '-'}")
+    took = f" in {seconds:.2f}s" if seconds is not None else ""
+    lines.append(
+        f"read {s['n_read_gt']} GT and {s['n_read_aio']} AIO records; scored {s['n_documents']} "
+        f"documents ({s['n_gt_only']} GT-only, {s['n_aio_only']} AIO-only){took}; "
+        f"{s['n_errors']} errors, {s['n_warnings']} warnings"
+    )
+    return "\n".join(lines)
+
+
+def _score(args: argparse.Namespace) -> int:
+    if args.sample:
+        gt, aio = _sample_path("gt.ndjson"), _sample_path("aio.ndjson")
+        config = load_config(args.config) if args.config else load_config(_sample_path("config.json"))
+    else:
+        if not args.gt or not args.aio:
+            print("jsoneval score: error: give --gt and --aio, or --sample", file=sys.stderr)
+            return 2
+        gt, aio = args.gt, args.aio
+        config = load_config(args.config) if args.config else parse_config(None)
+    safety = None
+    if args.safety:
+        table = _read_table(args.safety)
+        id_field = args.id_field or config.id_field
+        if id_field in table.columns and id_field != "doc_id":
+            table = table.rename({id_field: "doc_id"})
+        safety = table
+    started = time.perf_counter()
+    result = evaluate(
+        gt, aio, config=config, id_field=args.id_field, content_field=args.content_field,
+        json_column=args.json_column, safety=safety, strict=args.strict,
+    )
+    out = result.write(args.out)
+    seconds = time.perf_counter() - started
+    if args.json:
+        print(json.dumps(result.summary))
+    elif not args.quiet:
+        print(render_summary(result, seconds))
+        print(f"tables written to {out}/")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "score":
+            return _score(args)
+    except ConfigError as exc:
+        print(f"jsoneval: config error: {exc}", file=sys.stderr)
+        return 2
+    except InputError as exc:
+        print(f"jsoneval: input error: {exc}", file=sys.stderr)
+        return 1
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,296 @@
+"""Structured-output extraction: AIO text -> JSON object + parse status (SPEC §8, seed 003).
+
+An LLM answer given as text is parsed in this order, and the first strategy that yields a JSON
+**object** wins:
+
+1. ``json``: the whole text (surrounding whitespace and a byte-order mark ignored) is JSON.
+2. ``code_block``: the first fenced code block (```` ``` ```` or ``~~~``) whose info string is
+   ``json`` (any case) or empty, and whose body parses.
+3. ``embedded``: the first balanced ``{…}`` span that parses. The brace scan knows JSON strings,
+   so ``{"a": "}"}`` is one span.
+4. ``invalid``: nothing above produced an object.
+
+A text that parses as a JSON array, number, string, … is not a success: the next strategy is
+tried, so ``[{"a": 1}]`` ends ``embedded`` (the object inside) and ``42`` ends ``invalid``.
+
+The **narrative** is the text outside the JSON span (outside the whole fenced block, fences
+included, for ``code_block``), stripped; the whole stripped text for ``invalid``.
+
+Parsing uses orjson and falls back to the standard library's ``json`` where orjson refuses
+input that ``json`` accepts (``NaN``/``Infinity`` literals, integers beyond 64 bits), so such
+values reach the engine and are reported there (SPEC §9) instead of failing extraction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+import polars as pl
+
+ExtractStatus = Literal["json", "code_block", "embedded", "invalid"]
+STATUSES: tuple[ExtractStatus, ...] = ("json", "code_block", "embedded", "invalid")
+
+__all__ = [
+    "STATUSES",
+    "ExtractStatus",
+    "Extraction",
+    "extract_column",
+    "extract_json",
+    "parse_object",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """Result of :func:`extract_json`.
+
+    ``value`` is the parsed JSON object, or None when ``status == "invalid"``; ``narrative`` is
+    the text outside the JSON span, stripped.
+    """
+
+    value: dict[str, Any] | None
+    status: ExtractStatus
+    narrative: str
+
+
+# --- parsing --------------------------------------------------------------------------------
+
+_NOT_PARSED = object()
+# orjson reads an integer beyond 64 bits as a float (rounding it silently); a text holding a
+# run of 19+ digits is parsed by the json module instead, which keeps such integers exact.
+_LONG_DIGITS = re.compile(r"\d{19,}")
+
+
+def _loads(text: str) -> tuple[Any, bool]:
+    """(value, exact_with_orjson) or (_NOT_PARSED, False).
+
+    ``exact_with_orjson`` is False when the ``json`` module parsed the text; orjson would then
+    not serialize the value faithfully (NaN becomes ``null``, big ints raise).
+    """
+    if _LONG_DIGITS.search(text) is None:
+        try:
+            return orjson.loads(text), True
+        except orjson.JSONDecodeError:
+            pass
+    try:
+        return json.loads(text), False
+    except (ValueError, RecursionError):
+        return _NOT_PARSED, False
+
+
+def _object(text: str) -> tuple[dict[str, Any] | None, bool]:
+    value, exact = _loads(text)
+    return (value, exact) if isinstance(value, dict) else (None, False)
+
+
+def parse_object(text: str) -> dict[str, Any] | None:
+    """The JSON object that ``text`` is (surrounding whitespace allowed), or None when it is
+    not JSON or not an object. No extraction from prose; see :func:`extract_json` for that."""
+    return _object(text)[0]
+
+
+# --- fenced code blocks ---------------------------------------------------------------------
+
+_OPENER = re.compile(r"`{3,}|~{3,}")
+_JSON_TAGS = frozenset({"", "json"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    start: int  # first character of the opening fence
+    end: int  # one past the closing fence
+    tag: str  # first word of the info string, lower-cased ("" when untagged)
+    body: str
+
+
+def _fenced_blocks(text: str) -> Iterator[_Block]:
+    """Closed fenced blocks in order. An unclosed fence ends the scan (everything after it is
+    its body, and a truncated block is left to the brace scan)."""
+    pos = 0
+    while (m := _OPENER.search(text, pos)) is not None:
+        fence = m.group()
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end
+        rest = text[m.end() : line_end]
+        inline_close = rest.find(fence)
+        if inline_close >= 0:
+            # One-line block: ```json {"a": 1}```
+            inner = rest[:inline_close].strip()
+            if inner.startswith(("{", "[")) or not inner:
+                tag, body = "", inner
+            else:
+                head, *tail = inner.split(maxsplit=1)
+                tag, body = head.lower(), "".join(tail)
+            end = m.end() + inline_close + len(fence)
+            yield _Block(m.start(), end, tag, body)
+            pos = end
+            continue
+        if "`" in rest and fence[0] == "`":
+            # CommonMark: a backtick fence's info string holds no backtick; not a fence.
+            pos = m.end()
+            continue
+        closing = re.compile(
+            rf"^[ \t]*{re.escape(fence)}{re.escape(fence[0])}*[ \t]*$", re.MULTILINE
+        )
+        body_start = min(line_end + 1, len(text))
+        close = closing.search(text, body_start)
+        if close is None:
+            return
+        tag = rest.strip().split(maxsplit=1)[0].lower() if rest.strip() else ""
+        yield _Block(m.start(), close.end(), tag, text[body_start : close.start()])
+        pos = close.end()
+
+
+# --- balanced brace spans -------------------------------------------------------------------
+
+_SPECIAL = re.compile(r'[{}"\\]')
+_OBJECT_START = re.compile(r"\{\s*[\"}]")  # a JSON object opens with a key or closes at once
+# When a span nested deeper than this does not parse, the spans inside it are not tried: they
+# would be fragments of one deep document, and trying each would make the scan quadratic.
+_MAX_DEPTH = 1000
+
+
+def _brace_pass(text: str, start: int) -> dict[int, tuple[int, int]]:
+    """One string-aware scan from the ``{`` at ``start`` to the end of the text.
+
+    For every ``{`` met outside a JSON string it records (one past its matching ``}`` or -1,
+    nesting depth of the span). A scan started at any of those braces would see exactly the same
+    characters in the same string state, so one pass answers for all of them; a brace that this
+    pass saw inside a string gets its own pass later. This keeps the scan linear for deeply
+    nested text instead of quadratic.
+    """
+    spans: dict[int, tuple[int, int]] = {}
+    stack: list[list[int]] = []  # [position, depth of the deepest span inside so far]
+    in_string = False
+    escaped_at = -1
+    for m in _SPECIAL.finditer(text, start):
+        i = m.start()
+        c = text[i]
+        if in_string:
+            if i == escaped_at:
+                continue
+            if c == "\\":
+                escaped_at = i + 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c == "{":
+            stack.append([i, 0])
+        elif c == "}" and stack:
+            pos, inner = stack.pop()
+            spans[pos] = (i + 1, inner + 1)
+            if stack and stack[-1][1] < inner + 1:
+                stack[-1][1] = inner + 1
+    for pos, inner in stack:
+        spans[pos] = (-1, inner + 1)
+    return spans
+
+
+def _embedded(text: str) -> tuple[dict[str, Any] | None, bool, int, int]:
+    """First balanced ``{…}`` span (by start position) that parses to an object. A span that
+    does not parse is skipped and the next ``{`` after its start is tried, so an object nested
+    in broken text is still found."""
+    spans: dict[int, tuple[int, int]] = {}
+    skip_before = -1
+    for m in re.finditer(r"\{", text):
+        start = m.start()
+        if start < skip_before:
+            continue
+        if start not in spans:
+            for pos, span in _brace_pass(text, start).items():
+                spans.setdefault(pos, span)
+        end, depth = spans[start]
+        if end < 0:
+            continue
+        if _OBJECT_START.match(text, start) is None:
+            continue
+        value, exact = _object(text[start:end])
+        if value is not None:
+            return value, exact, start, end
+        if depth > _MAX_DEPTH:
+            skip_before = end
+    return None, False, -1, -1
+
+
+# --- public API -----------------------------------------------------------------------------
+
+
+def _extract(text: str) -> tuple[Extraction, bool]:
+    stripped = text.strip().lstrip("\ufeff").strip()
+    value, exact = _object(stripped)
+    if value is not None:
+        return Extraction(value, "json", ""), exact
+    for block in _fenced_blocks(text):
+        if block.tag not in _JSON_TAGS:
+            continue
+        value, exact = _object(block.body.strip())
+        if value is not None:
+            narrative = (text[: block.start] + text[block.end :]).strip()
+            return Extraction(value, "code_block", narrative), exact
+    value, exact, start, end = _embedded(text)
+    if value is not None:
+        return Extraction(value, "embedded", (text[:start] + text[end:]).strip()), exact
+    return Extraction(None, "invalid", stripped), False
+
+
+def extract_json(text: str) -> Extraction:
+    """Extract the JSON object from an LLM answer (SPEC §8).
+
+    >>> extract_json('Result:\\n```json\\n{"a": 1}\\n```\\nDone.')
+    Extraction(value={'a': 1}, status='code_block', narrative='Result:\\n\\nDone.')
+    >>> extract_json("[1, 2]").status
+    'invalid'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"extract_json expects a str; got {type(text).__name__}")
+    return _extract(text)[0]
+
+
+def _compact(value: dict[str, Any], exact_with_orjson: bool) -> str:
+    if exact_with_orjson:
+        return orjson.dumps(value).decode()
+    # Values only the json module could read (NaN, Infinity, big ints) are written back the
+    # same way, so nothing is rounded or turned into null silently.
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def extract_column(texts: pl.Series) -> pl.DataFrame:
+    """:func:`extract_json` over a string Series.
+
+    Returns one row per input row with ``value_json`` (compact JSON text of the object, key
+    order kept; null when invalid), ``status`` and ``narrative``. A null input text gives null
+    in all three columns (the document is missing, not invalid; the pipeline marks it).
+
+    The per-text Python call is unavoidable (JSON parsing and the brace scan are not Polars
+    expressions); it runs once per *distinct* text.
+    """
+    if texts.dtype != pl.String:
+        raise TypeError(f"extract_column expects a String Series; got dtype {texts.dtype}")
+    cache: dict[str, tuple[str | None, str, str]] = {}
+    value_json: list[str | None] = []
+    status: list[str | None] = []
+    narrative: list[str | None] = []
+    for text in texts:
+        if text is None:
+            value_json.append(None)
+            status.append(None)
+            narrative.append(None)
+            continue
+        row = cache.get(text)
+        if row is None:
+            extraction, exact = _extract(text)
+            dumped = None if extraction.value is None else _compact(extraction.value, exact)
+            row = cache[text] = (dumped, extraction.status, extraction.narrative)
+        value_json.append(row[0])
+        status.append(row[1])
+        narrative.append(row[2])
+    return pl.DataFrame(
+        {"value_json": value_json, "status": status, "narrative": narrative},
+        schema={"value_json": pl.String, "status": pl.String, "narrative": pl.String},
+    )

@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--sample", action="store_true", help="score the bundled sample data")
     score.add_argument("--config", help="config file (JSON, YAML or TOML; SPEC §11)")
     score.add_argument("--id-field", help="id member of each record (default: doc_id)")
-    score.add_argument("--content-field", help="member holding the document (default: the rest)")
+    score.add_argument("--gt-field", help="GT member holding the document (default: the rest)")
+    score.add_argument("--aio-field", help="AIO member holding the document or raw model text")
     score.add_argument("--json-column", help="JSON-text or struct column of a Parquet/Arrow input")
     score.add_argument("--safety", help="file with doc_id and safety columns (NDJSON/CSV/Parquet)")
     score.add_argument("--out", required=True, help="directory for the Parquet tables")
@@ -128,7 +129,7 @@ def _score(args: argparse.Namespace) -> int:
         safety = table
     started = time.perf_counter()
     result = evaluate(
-        gt, aio, config=config, id_field=args.id_field, content_field=args.content_field,
+        gt, aio, config=config, id_field=args.id_field, content_field=(args.gt_field, args.aio_field),
         json_column=args.json_column, safety=safety, strict=args.strict,
     )
     out = result.write(args.out)

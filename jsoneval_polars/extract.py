@@ -17,8 +17,10 @@ The **narrative** is the text outside the JSON span (outside the whole fenced bl
 included, for ``code_block``), stripped; the whole stripped text for ``invalid``.
 
 Parsing uses orjson and falls back to the standard library's ``json`` where orjson refuses
-input that ``json`` accepts (``NaN``/``Infinity`` literals, integers beyond 64 bits), so such
-values reach the engine and are reported there (SPEC §9) instead of failing extraction.
+input that ``json`` accepts (``NaN``/``Infinity`` literals) or would round it (integers beyond
+64 bits), so such values reach the engine and are reported there (SPEC §9) instead of failing
+extraction or being rounded. JSON nested deeper than :data:`MAX_NESTING` (1024) levels is not
+parsed: such a text ends ``invalid``, the same wherever it is called from.
 """
 
 from __future__ import annotations
@@ -62,8 +64,12 @@ class Extraction:
 
 _NOT_PARSED = object()
 # orjson reads an integer beyond 64 bits as a float (rounding it silently); a text holding a
-# run of 19+ digits is parsed by the json module instead, which keeps such integers exact.
+# run of 19+ digits is parsed again by the json module, which keeps such integers exact.
 _LONG_DIGITS = re.compile(r"\d{19,}")
+#: JSON nested deeper than this is not parsed, whichever parser would be used: orjson stops
+#: there, and the json module's limit depends on the caller's stack depth, so accepting deeper
+#: text would make the status depend on where extraction is called from.
+MAX_NESTING = 1024
 
 
 def _loads(text: str) -> tuple[Any, bool]:
@@ -72,11 +78,15 @@ def _loads(text: str) -> tuple[Any, bool]:
     ``exact_with_orjson`` is False when the ``json`` module parsed the text; orjson would then
     not serialize the value faithfully (NaN becomes ``null``, big ints raise).
     """
-    if _LONG_DIGITS.search(text) is None:
-        try:
-            return orjson.loads(text), True
-        except orjson.JSONDecodeError:
-            pass
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as error:
+        if "depth limit" in str(error):
+            return _NOT_PARSED, False
+    else:
+        if _LONG_DIGITS.search(text) is None:
+            return value, True
+    # NaN / Infinity literals, integers beyond 64 bits.
     try:
         return json.loads(text), False
     except (ValueError, RecursionError):
@@ -150,9 +160,8 @@ def _fenced_blocks(text: str) -> Iterator[_Block]:
 
 _SPECIAL = re.compile(r'[{}"\\]')
 _OBJECT_START = re.compile(r"\{\s*[\"}]")  # a JSON object opens with a key or closes at once
-# When a span nested deeper than this does not parse, the spans inside it are not tried: they
-# would be fragments of one deep document, and trying each would make the scan quadratic.
-_MAX_DEPTH = 1000
+# When a span nested deeper than MAX_NESTING does not parse, the spans inside it are not tried:
+# they would be fragments of one deep document, and trying each would make the scan quadratic.
 
 
 def _brace_pass(text: str, start: int) -> dict[int, tuple[int, int]]:
@@ -213,7 +222,7 @@ def _embedded(text: str) -> tuple[dict[str, Any] | None, bool, int, int]:
         value, exact = _object(text[start:end])
         if value is not None:
             return value, exact, start, end
-        if depth > _MAX_DEPTH:
+        if depth > MAX_NESTING:
             skip_before = end
     return None, False, -1, -1
 

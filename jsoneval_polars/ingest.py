@@ -46,6 +46,7 @@ class Record:
     line: int
     has_id: bool
     raw: bytes | None = None  # the JSON text, kept only to re-check suspected duplicate keys
+    notes: list[str] = field(default_factory=list)  # values not kept exactly
 
 
 @dataclass
@@ -59,6 +60,9 @@ class Pairs:
     narrative: list[str | None] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
     n_read: dict[str, int] = field(default_factory=dict)  # input records per side
+    gt_line: list[int | None] = field(default_factory=list)
+    aio_line: list[int | None] = field(default_factory=list)
+    files: dict[str, str | None] = field(default_factory=dict)
 
 
 class _Errors:
@@ -82,13 +86,28 @@ class _Errors:
         )
 
 
-def _parse_json(raw: bytes) -> Any:
+# orjson turns integers wider than 64 bits into floats; text holding such a digit run is left
+# to the standard library, which keeps them exact (a digit run inside a string only costs time)
+_LONG_DIGITS = re.compile(rb"[0-9]{20,}")
+
+
+def _parse_json(raw: bytes) -> tuple[Any, list[str]]:
+    """Parsed value and notes on values that could not be kept exactly."""
+    if not _LONG_DIGITS.search(raw):
+        try:
+            return orjson.loads(raw), []
+        except orjson.JSONDecodeError:
+            pass  # retried below with the standard library, which accepts what orjson refuses
+    notes: list[str] = []
+
+    def parse_float(text: str) -> float:
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            notes.append(f"number {text} overflows a double; kept as {value}")
+        return value
+
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        pass  # retried below with the standard library, which accepts what orjson refuses
-    try:
-        return json.loads(raw)
+        return json.loads(raw, parse_float=parse_float), notes
     except RecursionError:
         raise ValueError("JSON nested too deeply to parse") from None
 
@@ -156,7 +175,7 @@ def _records_from_lines(
         if not raw.strip():
             continue
         try:
-            obj = _parse_json(raw)
+            obj, notes = _parse_json(raw)
         except ValueError as exc:
             errors.add(side, file, line_no, None, f"not valid JSON: {exc}")
             continue
@@ -164,18 +183,24 @@ def _records_from_lines(
         if problem:
             errors.add(side, file, line_no, doc_id, problem)
             continue
-        out.append(Record(doc_id, content, line_no, has_id, raw))
+        out.append(Record(doc_id, content, line_no, has_id, raw, notes))
     return out
 
 
 def _records_from_objects(
-    objs: Sequence[Any], side: Side, id_field: str, content_field: str | None, errors: _Errors
+    objs: Sequence[Any],
+    side: Side,
+    id_field: str,
+    content_field: str | None,
+    errors: _Errors,
+    file: str | None = None,
 ) -> list[Record]:
+    """Records from parsed objects; ``line`` is the 1-based position in the sequence."""
     out = []
     for i, obj in enumerate(objs, start=1):
         doc_id, has_id, content, problem = _split_record(obj, id_field, content_field)
         if problem:
-            errors.add(side, None, i, doc_id, problem)
+            errors.add(side, file, i, doc_id, problem)
             continue
         out.append(Record(doc_id, content, i, has_id))
     return out
@@ -206,14 +231,14 @@ def _records_from_table(
                 continue
             raw = text.encode("utf-8")
             try:
-                content = _parse_json(raw)
+                content, notes = _parse_json(raw)
             except ValueError as exc:
                 if side == "aio":  # raw model text: extraction decides (SPEC §8)
                     out.append(Record(doc_id, text, i, has_id))
                 else:
                     errors.add(side, None, i, doc_id, f"not valid JSON: {exc}")
                 continue
-            out.append(Record(doc_id, content, i, has_id, raw))
+            out.append(Record(doc_id, content, i, has_id, raw, notes))
     elif isinstance(col.dtype, pl.Struct):
         for i, content in enumerate(col.to_list(), start=1):
             out.append(Record(ids[i - 1] if ids else None, content, i, has_id))
@@ -247,11 +272,13 @@ def read_records(
         data = path.read_bytes()
         if data.lstrip()[:1] == b"[":
             try:
-                objs = _parse_json(data)
+                objs, notes = _parse_json(data)
             except ValueError as exc:
                 raise InputError(f"{name}: not a valid JSON array: {exc}") from None
             if not isinstance(objs, list):
                 raise InputError(f"{name}: a JSON file must hold an array of records")
+            for note in notes:
+                errors.add(side, name, None, None, note, severity="warning")
             dups = _duplicate_keys(data, objs)
             if dups:  # element texts are not kept, so this is reported for the file
                 errors.add(
@@ -260,7 +287,7 @@ def read_records(
                     "the last value was used",
                     severity="warning",
                 )
-            return _records_from_objects(objs, side, id_field, content_field, errors), name
+            return _records_from_objects(objs, side, id_field, content_field, errors, name), name
         lines = enumerate(data.split(b"\n"), start=1)
         return _records_from_lines(lines, side, name, id_field, content_field, errors), name
     if isinstance(source, pl.LazyFrame):
@@ -301,21 +328,27 @@ def pair_inputs(
     aio: Any,
     *,
     id_field: str = "doc_id",
-    content_field: str | None = None,
+    content_field: str | tuple[str | None, str | None] | None = None,
     json_column: str | None = None,
     strict: bool = False,
     extract: Callable[[str], Any] | None = None,
 ) -> Pairs:
+    """Pair the documents of two inputs. ``content_field`` names the member holding the
+    document (one name for both sides, or a (gt, aio) pair); by default the whole record less
+    the id is the document."""
     errors = _Errors(strict)
+    gt_field, aio_field = (
+        content_field if isinstance(content_field, tuple) else (content_field, content_field)
+    )
     gt_recs, gt_file = read_records(
-        gt, "gt", id_field=id_field, content_field=content_field, json_column=json_column,
+        gt, "gt", id_field=id_field, content_field=gt_field, json_column=json_column,
         errors=errors,
     )
     aio_recs, aio_file = read_records(
-        aio, "aio", id_field=id_field, content_field=content_field, json_column=json_column,
+        aio, "aio", id_field=id_field, content_field=aio_field, json_column=json_column,
         errors=errors,
     )
-    pairs = Pairs()
+    pairs = Pairs(files={"gt": gt_file, "aio": aio_file})
     pairs.n_read = {"gt": _n_read(gt_recs, "gt", errors), "aio": _n_read(aio_recs, "aio", errors)}
     if any(r.has_id for r in gt_recs) and any(r.has_id for r in aio_recs):
         g = _index(gt_recs, "gt", gt_file, id_field, errors)
@@ -348,12 +381,12 @@ def pair_inputs(
                     )
                 continue
             gt_doc = gr.content
-            _warn_duplicates(gr, "gt", gt_file, doc_id, errors)
+            _warn_inexact(gr, "gt", gt_file, doc_id, errors)
         status, narrative, aio_doc = "missing", None, None
         if ar is not None:
             if isinstance(ar.content, dict):
                 status, aio_doc = "json", ar.content
-                _warn_duplicates(ar, "aio", aio_file, doc_id, errors)
+                _warn_inexact(ar, "aio", aio_file, doc_id, errors)
             elif isinstance(ar.content, str):
                 ex = extract(ar.content)
                 status, narrative = ex.status, ex.narrative
@@ -372,6 +405,8 @@ def pair_inputs(
         pairs.aio_present.append(ar is not None)
         pairs.aio_status.append(status)
         pairs.narrative.append(narrative)
+        pairs.gt_line.append(gr.line if gr else None)
+        pairs.aio_line.append(ar.line if ar else None)
     pairs.errors = errors.rows
     return pairs
 
@@ -382,7 +417,10 @@ def _n_read(records: list[Record], side: Side, errors: _Errors) -> int:
     return len(records) + lost
 
 
-def _warn_duplicates(rec: Record, side: Side, file, doc_id, errors: _Errors) -> None:
+def _warn_inexact(rec: Record, side: Side, file, doc_id, errors: _Errors) -> None:
+    """Warnings for values not kept exactly and for duplicate keys (last one wins)."""
+    for note in rec.notes:
+        errors.add(side, file, rec.line, doc_id, note, severity="warning")
     if rec.raw is None:
         return
     dups = _duplicate_keys(rec.raw, rec.content)

@@ -69,7 +69,7 @@ def evaluate(
     *,
     config: Config | dict | None = None,
     id_field: str | None = None,
-    content_field: str | None = None,
+    content_field: str | tuple[str | None, str | None] | None = None,
     json_column: str | None = None,
     safety: Any = None,
     semantic_scorer: Scorer | str | None = None,
@@ -81,6 +81,8 @@ def evaluate(
     (dicts carrying ``id_field``, or bare documents paired by position), or Polars/Arrow tables
     with an id column and one JSON-text or struct column (``json_column``). ``safety`` is a
     mapping doc_id -> score, a table (doc_id, safety) or a callable (gt, aio) -> score.
+    ``content_field`` names the record member holding the document, for both sides or as a
+    (gt, aio) pair; an AIO document that is a string is raw model text (SPEC §8).
     ``strict`` raises :class:`ingest.InputError` on the first bad record instead of recording
     it in ``errors``.
 
@@ -115,11 +117,17 @@ def score_pairs(
     left_out = set()
     for pos, message in gt_flat.errors:
         left_out.add(pos)
-        _flatten_error(errors, "gt", pairs.doc_ids[pos], message, strict, "error")
+        _flatten_error(errors, pairs, "gt", pos, message, strict, "error")
+        if pairs.aio_present[pos]:
+            _flatten_error(
+                errors, pairs, "aio", pos, "left out: its GT document is not usable", strict,
+                "error",
+            )
     status = list(pairs.aio_status)
     for pos, message in aio_flat.errors:
-        status[pos] = "invalid"
-        _flatten_error(errors, "aio", pairs.doc_ids[pos], message + "; scored as {}", strict, "warning")
+        if pos not in left_out:
+            status[pos] = "invalid"
+            _flatten_error(errors, pairs, "aio", pos, message + "; scored as {}", strict, "warning")
     if left_out:
         keep = ~pl.col("doc").is_in(sorted(left_out))
         aio_flat.leaves = aio_flat.leaves.filter(keep)
@@ -175,12 +183,15 @@ def score_pairs(
     )
 
 
-def _flatten_error(errors: list, side: str, doc_id: str, message: str, strict: bool, severity):
+def _flatten_error(errors: list, pairs: Pairs, side: str, pos: int, message, strict, severity):
+    doc_id, file = pairs.doc_ids[pos], pairs.files.get(side)
+    line = (pairs.gt_line if side == "gt" else pairs.aio_line)[pos]
     if strict and severity == "error":
         from .ingest import InputError
 
-        raise InputError(f"{side} document '{doc_id}': {message}")
+        where = f"{file or side}" + (f", line {line}" if line is not None else "")
+        raise InputError(f"{where} (doc_id '{doc_id}'): {message}")
     errors.append(
-        {"source": side, "doc_id": doc_id, "line": None, "error": message,
-         "severity": severity, "file": None}
+        {"source": side, "doc_id": doc_id, "line": line, "error": message,
+         "severity": severity, "file": file}
     )

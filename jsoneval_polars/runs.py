@@ -165,17 +165,9 @@ def rubric_score(
     Null: ``overall`` and ``passed`` are null for a row where no dimension with a weight > 0 is
     present (seed 002 returns 0 there; a run nobody scored is unscored, not failed).
 
-    >>> rubric_score(pl.DataFrame({"a": [1.0, None], "b": [0.5, 0.5]}), {"a": 3, "b": 1})
-    ... # doctest: +NORMALIZE_WHITESPACE
-    shape: (2, 4)
-    ┌──────┬─────┬─────────┬────────┐
-    │ a    ┆ b   ┆ overall ┆ passed │
-    │ ---  ┆ --- ┆ ---     ┆ ---    │
-    │ f64  ┆ f64 ┆ f64     ┆ bool   │
-    ╞══════╪═════╪═════════╪════════╡
-    │ 1.0  ┆ 0.5 ┆ 0.875   ┆ true   │
-    │ null ┆ 0.5 ┆ 0.5     ┆ false  │
-    └──────┴─────┴─────────┴────────┘
+    >>> runs = pl.DataFrame({"a": [1.0, None, None], "b": [0.5, 0.5, None]})
+    >>> rubric_score(runs, {"a": 3, "b": 1}).select("overall", "passed").rows()
+    [(0.875, True), (0.5, False), (None, None)]
     """
     where = "rubric_score"
     lf, eager = _lazy(df, where)
@@ -380,6 +372,7 @@ def trajectory_match(
     *,
     expected: str | Sequence[str] = "expected_steps",
     actual: str = "steps",
+    no_pairs_order_score: float = 0.0,
 ) -> Frame:
     """Trajectory match per run (seed 004): ``0.6·jaccard + 0.4·order_score``.
 
@@ -387,9 +380,10 @@ def trajectory_match(
     - ``trajectory_order_pairs``: the consecutive pairs (a, b) of the expected steps (repeats
       removed, first occurrence kept) with both a and b in the actual steps.
     - ``trajectory_order_score``: the fraction of those pairs where a's first occurrence in the
-      actual steps is before b's. With no such pair it is 0.0: seed 004 calls this part an
-      order *bonus*, and a run that shows no ordered pair has earned none (its zero-denominator
-      convention elsewhere is 0.0, too).
+      actual steps is before b's. With no such pair it is ``no_pairs_order_score``, default
+      0.0: seed 004 calls this part an order *bonus*, and a run that shows no ordered pair has
+      earned none (the seed's zero-denominator convention elsewhere is 0.0, too). So a
+      one-step expected trajectory matched exactly scores 0.6; pass 1.0 to score it 1.0.
     - ``trajectory_match = 0.6·trajectory_jaccard + 0.4·trajectory_order_score``.
 
     ``expected`` is a list column, or one list of steps for every run (seed 004's
@@ -400,6 +394,7 @@ def trajectory_match(
     """
     where = "trajectory_match"
     lf, eager = _lazy(df, where)
+    _check_weight(no_pairs_order_score, "no_pairs_order_score", where)
     schema = lf.collect_schema()
     _require(schema, [actual], where)
     if isinstance(expected, str):
@@ -450,7 +445,7 @@ def trajectory_match(
         pl.when(unknown)
         .then(None)
         .when(n_pairs == 0)
-        .then(0.0)
+        .then(float(no_pairs_order_score))
         .otherwise(pl.col("n_ordered") / n_pairs)
     )
     out = (

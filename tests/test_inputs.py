@@ -1,0 +1,258 @@
+"""Input handling (SPEC §9): formats, pairing, bad input and the nothing-is-lost accounting."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from jsoneval_polars import ConfigError, InputError, evaluate, parse_config
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _accounted(result, n_gt: int, n_aio: int) -> None:
+    """Every input record is in documents or in an error row (warnings do not remove one)."""
+    errors = result.errors.filter(pl.col("severity") == "error")
+    gt_err = errors.filter(pl.col("source") == "gt").height
+    aio_err = errors.filter(pl.col("source") == "aio").height
+    assert result.documents["gt_present"].sum() + gt_err == n_gt
+    assert result.documents["aio_present"].sum() + aio_err == n_aio
+    assert result.summary["n_read_gt"] == n_gt
+    assert result.summary["n_read_aio"] == n_aio
+
+
+@pytest.fixture
+def messy(tmp_path: Path) -> tuple[Path, Path]:
+    deep = '{"doc_id":"deep","a":' + "[" * 1100 + "]" * 1100 + "}"
+    gt = _write(
+        tmp_path / "gt.ndjson",
+        [
+            '{"doc_id":"1","a":1}',
+            '{"doc_id":"2","a":NaN,"b":1e400}',
+            "not json",
+            "[1,2]",
+            '{"doc_id":"1","a":2}',
+            '{"doc_id":"3","a":1,"a":2}',
+            '{"doc_id":"4","big":123456789012345678901234567890}',
+            '{"doc_id":"5","s":"\\ud800"}',
+            deep,
+            '"a string root"',
+        ],
+    )
+    aio = _write(
+        tmp_path / "aio.ndjson",
+        [
+            '{"doc_id":"1","a":1}',
+            '{"doc_id":"2","a":null}',
+            '{"doc_id":"3","a":2}',
+            '{"doc_id":"4","big":123456789012345678901234567891}',
+            '{"doc_id":"5","s":"x"}',
+            '{"doc_id":"7","x":[1,{"a":1}]}',
+            "{broken",
+        ],
+    )
+    return gt, aio
+
+
+def _error(result, line: int, source: str = "gt") -> dict:
+    rows = result.errors.filter((pl.col("line") == line) & (pl.col("source") == source))
+    assert rows.height >= 1, f"no error row for {source} line {line}:\n{result.errors}"
+    return rows.row(0, named=True)
+
+
+def test_bad_lines_become_error_rows(messy):
+    gt, aio = messy
+    r = evaluate(gt, aio)
+    assert "not valid JSON" in _error(r, 3)["error"]
+    assert _error(r, 3)["file"] == str(gt)
+    assert "has no 'doc_id'" in _error(r, 4)["error"]  # an array root has no id either
+    assert "duplicate doc_id '1'" in _error(r, 5)["error"] and "line 1" in _error(r, 5)["error"]
+    assert _error(r, 6)["severity"] == "warning" and "'a'" in _error(r, 6)["error"]
+    assert "lone surrogate" in _error(r, 8)["error"]
+    assert "nested too deeply" in _error(r, 9)["error"]
+    assert "overflows" in _error(r, 2)["error"] and _error(r, 2)["severity"] == "warning"
+    assert "not valid JSON" in _error(r, 7, "aio")["error"]
+    # the AIO of the GT document with a lone surrogate is left out with it, and says so
+    assert "GT document is not usable" in _error(r, 5, "aio")["error"]
+    _accounted(r, n_gt=10, n_aio=7)
+
+
+def test_documents_scored_despite_bad_neighbours(messy):
+    r = evaluate(*messy)
+    docs = {row["doc_id"]: row for row in r.documents.iter_rows(named=True)}
+    assert set(docs) == {"1", "2", "3", "4", "7"}
+    assert docs["1"]["accuracy"] == 1.0
+    assert docs["2"]["n_gt_non_null"] == 1  # NaN is null; 1e400 is kept as infinity
+    assert docs["3"]["accuracy"] == 1.0  # duplicate key: the last value (2) was used
+    assert docs["4"]["accuracy"] == 0.0  # 30-digit integers compared exactly, not as floats
+    assert docs["7"]["gt_present"] is False and docs["7"]["aio_parse_status"] == "json"
+
+
+def test_strict_names_file_line_and_reason(messy, tmp_path):
+    gt, aio = messy
+    with pytest.raises(InputError, match=r"gt\.ndjson, line 3: not valid JSON"):
+        evaluate(gt, aio, strict=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jsoneval_polars", "score", "--gt", str(gt), "--aio", str(aio),
+         "--out", str(tmp_path / "o"), "--strict"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 1
+    assert "line 3" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_accounting_line(messy, tmp_path):
+    gt, aio = messy
+    proc = subprocess.run(
+        [sys.executable, "-m", "jsoneval_polars", "score", "--gt", str(gt), "--aio", str(aio),
+         "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "read 10 GT and 7 AIO records; scored 5 documents (0 GT-only, 1 AIO-only)" in proc.stdout
+    errors = pl.read_parquet(tmp_path / "o" / "errors.parquet")
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert errors.height == summary["n_errors"] + summary["n_warnings"] == 8 + 2
+
+
+def test_gt_root_not_object_is_an_error():
+    r = evaluate([{"doc_id": "a", "x": 1}, [1, 2]], [{"doc_id": "a", "x": 1}])
+    assert r.errors.filter(pl.col("source") == "gt").height == 1
+    r = evaluate(["text", {"x": 1}], [{"x": 1}, {"x": 1}])  # positional
+    assert "GT root must be a JSON object; got a string" in r.errors["error"][0]
+    assert r.documents["doc_id"].to_list() == ["1"]
+
+
+def test_positional_pairing_and_one_sided_ids():
+    r = evaluate([{"x": 1}, {"x": 2}], [{"x": 1}, {"x": 3}, {"x": 4}])
+    assert r.documents["doc_id"].to_list() == ["0", "1", "2"]
+    assert r.documents["gt_present"].to_list() == [True, True, False]
+    r = evaluate([{"doc_id": "a", "x": 1}, {"doc_id": "b", "x": 2}], [{"x": 1}, {"x": 2}])
+    assert r.documents["doc_id"].to_list() == ["a", "b"]
+    assert r.summary["mean_accuracy"] == 1.0
+
+
+def test_one_sided_documents_are_scored_and_flagged():
+    r = evaluate([{"doc_id": "g", "a": 1}], [{"doc_id": "x", "a": 1}])
+    docs = {row["doc_id"]: row for row in r.documents.iter_rows(named=True)}
+    assert docs["g"]["aio_parse_status"] == "missing" and docs["g"]["completeness"] == 0.0
+    assert docs["x"]["gt_present"] is False and docs["x"]["hallucination"] == 1.0
+
+
+def test_integer_ids_equal_string_ids():
+    r = evaluate([{"doc_id": 1, "a": "x"}], [{"doc_id": "1", "a": "x"}])
+    assert r.documents.height == 1 and r.documents["accuracy"][0] == 1.0
+
+
+def test_custom_id_field_is_removed_from_content(tmp_path):
+    gt = _write(tmp_path / "g.ndjson", ['{"key":"k1","a":"x"}'])
+    aio = _write(tmp_path / "a.ndjson", ['{"key":"k1","a":"x"}'])
+    r = evaluate(gt, aio, id_field="key")
+    assert r.fields["path"].to_list() == ["a"]
+
+
+def test_json_array_files(tmp_path):
+    gt = tmp_path / "gt.json"
+    gt.write_text(json.dumps([{"doc_id": "a", "v": 1}, {"doc_id": "b", "v": 2}]))
+    aio = tmp_path / "aio.json"
+    aio.write_text(json.dumps([{"doc_id": "b", "v": 2}, {"doc_id": "a", "v": 5}]))
+    r = evaluate(gt, aio)
+    assert dict(zip(r.documents["doc_id"], r.documents["accuracy"], strict=True)) == {
+        "a": 0.0,
+        "b": 1.0,
+    }
+
+
+def test_tables_with_json_text_and_struct_columns(tmp_path):
+    gt = pl.DataFrame({"doc_id": ["a", "b"], "json": ['{"v": 1, "w": null}', '{"v": 2}']})
+    aio_text = pl.DataFrame(
+        {"doc_id": ["a", "b"], "json": ['{"v": 1}', 'Sure! ```json\n{"v": 3}\n```']}
+    )
+    r = evaluate(gt, aio_text)
+    statuses = dict(zip(r.documents["doc_id"], r.documents["aio_parse_status"], strict=True))
+    assert statuses == {"a": "json", "b": "code_block"}
+    # absent vs null survives a JSON-text column: w is null in GT and absent in AIO -> TN
+    assert r.fields.filter(pl.col("path") == "w")["cell"].to_list() == ["TN"]
+    arrow = pa.table({"doc_id": ["a"], "doc": pa.array([{"v": 1}])})
+    r = evaluate(arrow, pl.DataFrame({"doc_id": ["a"], "doc": [{"v": 1}]}), json_column="doc")
+    assert r.summary["mean_accuracy"] == 1.0
+    gt.write_parquet(tmp_path / "gt.parquet")
+    aio_text.write_parquet(tmp_path / "aio.parquet")
+    assert evaluate(tmp_path / "gt.parquet", tmp_path / "aio.parquet").documents.height == 2
+
+
+def test_raw_text_aio_through_content_field():
+    r = evaluate(
+        [{"doc_id": "a", "v": 1}],
+        [{"doc_id": "a", "out": 'Here it is: {"v": 1} hope that helps'}],
+        content_field=(None, "out"),
+    )
+    assert r.documents["aio_parse_status"][0] == "embedded"
+    r = evaluate(
+        [{"doc_id": "a", "v": 1}], [{"doc_id": "a", "out": "no json"}], content_field=(None, "out")
+    )
+    assert r.documents["aio_parse_status"][0] == "invalid"
+    assert r.documents["completeness"][0] == 0.0
+
+
+def test_unrepresentable_python_values_are_errors():
+    r = evaluate([{"doc_id": "a", "s": {1, 2}}, {"doc_id": "b", "v": 1}], [{"doc_id": "b", "v": 1}])
+    assert r.documents["doc_id"].to_list() == ["b"]
+    assert "has no JSON meaning" in r.errors["error"][0]
+
+
+def test_safety_values_are_validated():
+    with pytest.raises(InputError, match="safety of document 'a'"):
+        evaluate([{"doc_id": "a"}], [{"doc_id": "a"}], safety={"a": 2})
+    r = evaluate([{"doc_id": "a", "x": 1}], [{"doc_id": "a", "x": 1}], safety=lambda g, a: 0.0)
+    assert r.documents["rqs"][0] == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"lits": {}}, "unknown config key 'lits'.*did you mean 'lists'"),
+        ({"lists": {"li": {"method": "hungarian"}}},
+         "lists.li.method must be one of 'greedy', 'optimal', 'index'; got 'hungarian'"),
+        ({"field_strategies": {"a": "FUZZZY"}}, "field_strategies.a must be one of"),
+        ({"fuzzy_threshold": 1.5}, "fuzzy_threshold must be between 0.0 and 1.0"),
+        ({"weights": {"acuracy": 1}}, "did you mean 'accuracy'"),
+        ({"numeric": {"rel_tol": "x"}}, "numeric.rel_tol must be a number"),
+    ],
+)
+def test_config_errors_name_the_key(raw, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_config(raw)
+
+
+def test_seed000_plain_strategy_file_is_field_strategies(tmp_path):
+    cfg = parse_config({"name": "FUZZY", "bio": "IGNORE"})
+    assert {k: v.value for k, v in cfg.field_strategies.items()} == {"name": "FUZZY", "bio": "IGNORE"}
+
+
+def test_cli_config_error_exits_2_with_one_line(tmp_path):
+    gt = _write(tmp_path / "g.ndjson", ['{"doc_id":"a"}'])
+    cfg = tmp_path / "c.json"
+    cfg.write_text('{"fuzy_threshold": 0.9}')
+    proc = subprocess.run(
+        [sys.executable, "-m", "jsoneval_polars", "score", "--gt", str(gt), "--aio", str(gt),
+         "--config", str(cfg), "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "did you mean 'fuzzy_threshold'" in proc.stderr
+    proc = subprocess.run(
+        [sys.executable, "-m", "jsoneval_polars", "score", "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr

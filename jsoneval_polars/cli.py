@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 bad input in ``--strict`` mode, 2 bad usage or config.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
@@ -29,9 +30,22 @@ def _sample_path(name: str) -> Path:
     return Path(str(resources.files("jsoneval_polars.sample") / name))
 
 
+# Modules that add subcommands: each defines ``register(subparsers)``, which adds its parser
+# and sets ``func`` (args -> exit code) with ``set_defaults``. Engines they need (duckdb, a
+# browser) are imported inside ``func``, so ``jsoneval score`` stays light.
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="jsoneval", description="Score structured AI output against ground truth.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _add_score(sub)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def _add_score(sub) -> None:
     score = sub.add_parser("score", help="score AIO against GT and write the result tables")
     score.add_argument("--gt", help="ground truth: NDJSON, JSON array, Parquet or Arrow file")
     score.add_argument("--aio", help="AI output: NDJSON, JSON array, Parquet or Arrow file")
@@ -46,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--strict", action="store_true", help="stop at the first bad record")
     score.add_argument("--json", action="store_true", help="print the summary as JSON")
     score.add_argument("--quiet", action="store_true", help="print nothing on success")
-    return parser
+    score.set_defaults(func=_score)
 
 
 def _read_table(path: str) -> pl.DataFrame:
@@ -145,15 +159,13 @@ def _score(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "score":
-            return _score(args)
+        return args.func(args)
     except ConfigError as exc:
         print(f"jsoneval: config error: {exc}", file=sys.stderr)
         return 2
     except InputError as exc:
         print(f"jsoneval: input error: {exc}", file=sys.stderr)
         return 1
-    return 2
 
 
 if __name__ == "__main__":

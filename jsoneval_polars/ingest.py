@@ -47,6 +47,7 @@ class Record:
     has_id: bool
     raw: bytes | None = None  # the JSON text, kept only to re-check suspected duplicate keys
     notes: list[str] = field(default_factory=list)  # values not kept exactly
+    parsed: Any = None  # the whole parsed record (content may be a part of it)
 
 
 @dataclass
@@ -183,7 +184,7 @@ def _records_from_lines(
         if problem:
             errors.add(side, file, line_no, doc_id, problem)
             continue
-        out.append(Record(doc_id, content, line_no, has_id, raw, notes))
+        out.append(Record(doc_id, content, line_no, has_id, raw, notes, obj))
     return out
 
 
@@ -238,7 +239,7 @@ def _records_from_table(
                 else:
                     errors.add(side, None, i, doc_id, f"not valid JSON: {exc}")
                 continue
-            out.append(Record(doc_id, content, i, has_id, raw, notes))
+            out.append(Record(doc_id, content, i, has_id, raw, notes, content))
     elif isinstance(col.dtype, pl.Struct):
         for i, content in enumerate(col.to_list(), start=1):
             out.append(Record(ids[i - 1] if ids else None, content, i, has_id))
@@ -423,7 +424,7 @@ def _warn_inexact(rec: Record, side: Side, file, doc_id, errors: _Errors) -> Non
         errors.add(side, file, rec.line, doc_id, note, severity="warning")
     if rec.raw is None:
         return
-    dups = _duplicate_keys(rec.raw, rec.content)
+    dups = _duplicate_keys(rec.raw, rec.parsed)
     if dups:
         errors.add(
             side, file, rec.line, doc_id,

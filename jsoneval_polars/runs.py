@@ -21,7 +21,7 @@ import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import polars as pl
 
@@ -250,9 +250,8 @@ def filter_runs(
         conditions += [pl.col(tags_column).list.contains(t).fill_null(False) for t in tags]
     _require(schema, list(equals), where)
     for column, value in equals.items():
-        conditions.append(
-            pl.col(column).is_null() if value is None else (pl.col(column) == value).fill_null(False)
-        )
+        col = pl.col(column)
+        conditions.append(col.is_null() if value is None else (col == value).fill_null(False))
     return _finish(lf.filter(pl.all_horizontal(conditions)) if conditions else lf, eager)
 
 
@@ -261,9 +260,6 @@ def filter_runs(
 #: Seed 004's score bands, worst first (the order of the Enum, so sorting by band works).
 BANDS: tuple[str, ...] = ("Critical", "Poor", "Fair", "Good", "Excellent")
 BAND_DTYPE = pl.Enum(BANDS)
-
-Status = Literal["healthy", "warning", "critical"]
-
 
 def score_band(score: pl.Expr | str) -> pl.Expr:
     """Band of a score in [0, 1] (seed 004): Excellent ≥ 0.9, Good ≥ 0.7, Fair ≥ 0.5, Poor ≥ 0.3,

@@ -69,8 +69,18 @@ def _list_settings(config: Config) -> pl.DataFrame:
 def _match_fields(g: pl.DataFrame, gt_members: pl.DataFrame, config: Config) -> pl.DataFrame:
     """(doc, list_attribute, pcanon, field) for every GT list instance at this depth."""
     configured = pl.DataFrame(
-        [(name, f) for name, lc in config.lists.items() if lc.match_fields for f in lc.match_fields],
-        schema={"list_attribute": pl.String, "field": pl.String},
+        [
+            (name, f.field, f.compare.value, f.prefix)
+            for name, lc in config.lists.items()
+            if lc.match_fields
+            for f in lc.match_fields
+        ],
+        schema={
+            "list_attribute": pl.String,
+            "field": pl.String,
+            "compare": pl.String,
+            "prefix": pl.Int64,
+        },
         orient="row",
     )
     names = [n for n, lc in config.lists.items() if lc.match_fields is not None]
@@ -84,6 +94,7 @@ def _match_fields(g: pl.DataFrame, gt_members: pl.DataFrame, config: Config) -> 
         .filter(pl.col("kind").is_in(_SCALAR_KINDS))
         .select(*_KEY, pl.col("member").alias("field"))
         .unique()
+        .with_columns(pl.lit("auto").alias("compare"), pl.lit(None, pl.Int64).alias("prefix"))
     )
     return pl.concat([explicit, default])
 
@@ -111,18 +122,24 @@ def _pair_similarity(
         .join(gm, on=["gt_item", "field"], how="left")
         .join(am, on=["aio_item", "field"], how="left")
         .with_columns(
-            pl.col("gt_null").fill_null(True), pl.col("aio_null").fill_null(True)
+            pl.col("gt_null").fill_null(True),
+            pl.col("aio_null").fill_null(True),
+            _prefixed("gt_text"),
+            _prefixed("aio_text"),
         )
         .with_row_index("_r")
     )
-    lev_rows = pf.filter(~pl.col("gt_null") & ~pl.col("aio_null") & (pl.col("gt_kind") == "string"))
+    fuzzy = (pl.col("compare") == "fuzzy") | (
+        (pl.col("compare") == "auto") & (pl.col("gt_kind") == "string")
+    )
+    lev_rows = pf.filter(~pl.col("gt_null") & ~pl.col("aio_null") & fuzzy)
     lev = lev_rows.select("_r", levenshtein_similarity(lev_rows, "gt_text", "aio_text").alias("_lev"))
     pf = pf.join(lev, on="_r", how="left").with_columns(
         pl.when(pl.col("gt_null") & pl.col("aio_null"))
         .then(None)
         .when(pl.col("gt_null") | pl.col("aio_null"))
         .then(0.0)
-        .when(pl.col("gt_kind") == "string")
+        .when(fuzzy)
         .then(pl.col("_lev"))
         .otherwise((pl.col("gt_text") == pl.col("aio_text")).cast(pl.Float64))
         .alias("_fsim")
@@ -130,6 +147,15 @@ def _pair_similarity(
     means = pf.group_by("gt_item", "aio_item").agg(pl.col("_fsim").mean().alias("similarity"))
     return cand.join(means, on=["gt_item", "aio_item"], how="left").with_columns(
         pl.col("similarity").fill_null(0.0)
+    )
+
+
+def _prefixed(text: str) -> pl.Expr:
+    return (
+        pl.when(pl.col("prefix").is_not_null())
+        .then(pl.col(text).str.slice(0, pl.col("prefix")))
+        .otherwise(pl.col(text))
+        .alias(text)
     )
 
 

@@ -33,9 +33,25 @@ class ListMethod(StrEnum):
     INDEX = "index"
 
 
+class Compare(StrEnum):
+    AUTO = "auto"  # by the GT value's kind: strings by Levenshtein, anything else exact
+    EXACT = "exact"
+    FUZZY = "fuzzy"
+
+
+@dataclass(frozen=True)
+class MatchField:
+    """One match field of a list; ``prefix`` compares only the first N characters of the
+    canonical text (seed 003: the first 8 characters of an instance id)."""
+
+    field: str
+    compare: Compare = Compare.AUTO
+    prefix: int | None = None
+
+
 @dataclass(frozen=True)
 class ListConfig:
-    match_fields: tuple[str, ...] | None = None  # None: every scalar field of the GT items
+    match_fields: tuple[MatchField, ...] | None = None  # None: every scalar field of GT items
     threshold: float = 0.8
     method: ListMethod = ListMethod.GREEDY
 
@@ -107,7 +123,7 @@ def _choice(key: str, value: Any, enum: type[StrEnum]) -> Any:
         return enum(value)
     if isinstance(value, str) and value.upper() in allowed and enum is Strategy:
         return enum(value.upper())
-    if isinstance(value, str) and value.lower() in allowed and enum is ListMethod:
+    if isinstance(value, str) and value.lower() in allowed and enum in (ListMethod, Compare):
         return enum(value.lower())
     quoted = ", ".join(f"'{a}'" for a in allowed)
     raise ConfigError(f"{key} must be one of {quoted}; got {value!r}")
@@ -132,6 +148,29 @@ def _string_list(key: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{key} must be a list of strings; got {value!r}")
     return tuple(value)
+
+
+def _match_fields(key: str, value: Any) -> tuple[MatchField, ...]:
+    """A list of field names, or of objects {field, compare?, prefix?}."""
+    if not isinstance(value, list | tuple):
+        raise ConfigError(f"{key} must be a list; got {value!r}")
+    out = []
+    for i, item in enumerate(value):
+        where = f"{key}[{i}]"
+        if isinstance(item, str):
+            out.append(MatchField(item))
+            continue
+        if not isinstance(item, Mapping):
+            raise ConfigError(f"{where} must be a field name or an object; got {item!r}")
+        _check_keys(where, item, ("field", "compare", "prefix"))
+        if not isinstance(item.get("field"), str):
+            raise ConfigError(f"{where}.field must be a string; got {item.get('field')!r}")
+        prefix = item.get("prefix")
+        if prefix is not None and (isinstance(prefix, bool) or not isinstance(prefix, int) or prefix < 1):
+            raise ConfigError(f"{where}.prefix must be a positive integer; got {prefix!r}")
+        compare = _choice(f"{where}.compare", item.get("compare", "auto"), Compare)
+        out.append(MatchField(item["field"], compare, prefix))
+    return tuple(out)
 
 
 def _is_plain_strategy_map(raw: Mapping[str, Any]) -> bool:
@@ -197,7 +236,7 @@ def parse_config(raw: Mapping[str, Any] | Config | None) -> Config:
         _check_keys(where, spec, ("match_fields", "threshold", "method"))
         lkw: dict[str, Any] = {}
         if "match_fields" in spec:
-            lkw["match_fields"] = _string_list(f"{where}.match_fields", spec["match_fields"])
+            lkw["match_fields"] = _match_fields(f"{where}.match_fields", spec["match_fields"])
         if "threshold" in spec:
             lkw["threshold"] = _number(f"{where}.threshold", spec["threshold"], lo=0.0, hi=1.0)
         if "method" in spec:

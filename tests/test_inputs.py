@@ -256,3 +256,23 @@ def test_cli_config_error_exits_2_with_one_line(tmp_path):
         capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_match_field_prefix_and_compare_transforms():
+    """Seed 003's event matching: event_type exactly, instance_id on its first 8 characters."""
+    gt = [{"doc_id": "e", "events": [
+        {"event_type": "deploy", "instance_id": "i-0abc1234-east"},
+        {"event_type": "restart", "instance_id": "i-0abc9999"},
+    ]}]
+    aio = [{"doc_id": "e", "events": [
+        {"event_type": "restart", "instance_id": "i-0abc9999-x"},
+        {"event_type": "deploy", "instance_id": "i-0abc1234"},
+        {"event_type": "deploy", "instance_id": "i-0zzz0000"},
+    ]}]
+    fields = [{"field": "event_type", "compare": "exact"},
+              {"field": "instance_id", "prefix": 8, "compare": "exact"}]
+    cfg = {"lists": {"events": {"match_fields": fields, "threshold": 1.0}}}
+    pairs = evaluate(gt, aio, config=cfg).alignments.drop_nulls(["gt_index", "aio_index"])
+    assert sorted(zip(pairs["gt_index"], pairs["aio_index"], strict=True)) == [(0, 1), (1, 0)]
+    with pytest.raises(ConfigError, match=r"lists.events.match_fields\[0\].prefix"):
+        parse_config({"lists": {"events": {"match_fields": [{"field": "x", "prefix": 0}]}}})

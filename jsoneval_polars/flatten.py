@@ -29,9 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import polars as pl
 
-from .values import canonical_container, canonical_float, canonical_string
+from .values import canonical_container, canonical_float
 
 LEAF_SCHEMA = {
     "doc": pl.UInt32,
@@ -126,98 +127,7 @@ class Flattened:
     next_item: int
 
 
-class _Walker:
-    def __init__(self, empty_containers_are_null: bool, item_base: int) -> None:
-        self.empty_null = empty_containers_are_null
-        self.next_item = item_base
-        self.cols: dict[str, list[Any]] = {name: [] for name in LEAF_SCHEMA}
-        self.icols: dict[str, list[Any]] = {name: [] for name in ITEM_SCHEMA}
-
-    def leaf(self, doc, item, suffix, attr, key, member, kind, text, is_null, empty=False):
-        c = self.cols
-        c["doc"].append(doc)
-        c["item"].append(item)
-        c["suffix"].append(suffix)
-        c["attribute"].append(attr)
-        c["key"].append(key)
-        c["member"].append(member)
-        c["kind"].append(kind)
-        c["text"].append(text)
-        c["is_null"].append(is_null)
-        c["empty_array"].append(empty)
-
-    def walk(self, doc, value, suffix, attr, key, item, depth, member):
-        """Emit the leaves of ``value`` found at ``suffix`` (relative to ``item``)."""
-        t = type(value)
-        if t is str:
-            text = canonical_string(value)
-            if not text.isascii():
-                _check_encodable(text, suffix or attr)
-            self.leaf(doc, item, suffix, attr, key, member, "string", text, text == "")
-        elif t is dict:
-            if not value:
-                if suffix or item >= 0:  # the root object itself is never a leaf
-                    self.leaf(doc, item, suffix, attr, key, member, "object", "{}", self.empty_null)
-                return
-            at_start = not suffix and item < 0
-            for k, v in value.items():
-                if type(k) is not str:
-                    raise UnrepresentableValue(f"object key {k!r} at '{suffix}' is not a string")
-                first, after = _segments(k)
-                seg = first if at_start else after
-                aseg = first if not attr else after
-                # a member of an item's own object is a candidate match field
-                mem = k if (not suffix and item >= 0) else None
-                self.walk(doc, v, suffix + seg, attr + aseg, k, item, depth, mem)
-        elif t is list or t is tuple:
-            if value and all(type(x) is dict for x in value):
-                for i, x in enumerate(value):
-                    self.add_item(doc, item, depth + 1, attr, suffix, i)
-                    self.walk(doc, x, "", attr + "[]", key, self.next_item - 1, depth + 1, None)
-            elif not value:
-                self.leaf(doc, item, suffix, attr, key, member, "array", "[]", self.empty_null, True)
-            else:
-                self.leaf(
-                    doc, item, suffix, attr, key, member, "array", _container_text(value, suffix),
-                    False,
-                )
-        elif value is None:
-            self.leaf(doc, item, suffix, attr, key, member, "null", None, True)
-        elif t is bool:
-            self.leaf(doc, item, suffix, attr, key, member, "bool", "true" if value else "false", False)
-        elif t is int:
-            self.leaf(doc, item, suffix, attr, key, member, "int", str(value), False)
-        elif t is float:
-            text = canonical_float(value)
-            self.leaf(doc, item, suffix, attr, key, member, "float", text, text is None)
-        else:
-            raise UnrepresentableValue(
-                f"value of type {t.__name__} at '{suffix or attr}' has no JSON meaning"
-            )
-
-    def add_item(self, doc, parent, depth, list_attr, list_suffix, index):
-        ic = self.icols
-        ic["item"].append(self.next_item)
-        ic["doc"].append(doc)
-        ic["parent"].append(parent)
-        ic["depth"].append(depth)
-        ic["list_attribute"].append(list_attr)
-        ic["list_suffix"].append(list_suffix)
-        ic["index"].append(index)
-        self.next_item += 1
-
-    def truncate(self, n_leaves: int, n_items: int) -> None:
-        for col in self.cols.values():
-            del col[n_leaves:]
-        for col in self.icols.values():
-            del col[n_items:]
-
-
-def _container_text(value: list | dict, where: str) -> str:
-    try:
-        return canonical_container(value)
-    except (TypeError, ValueError) as exc:
-        raise UnrepresentableValue(f"array at '{where}' holds a value with no JSON meaning: {exc}")
+_ROW_COLUMNS = ("item", "suffix", "attribute", "key", "member", "kind", "text")
 
 
 def flatten(
@@ -230,21 +140,118 @@ def flatten(
 
     A document that cannot be flattened (an unrepresentable value, nesting deeper than Python's
     recursion limit) contributes nothing and is reported in ``errors`` by position.
+
+    This walk is the one per-value Python loop of the engine, so it is written for speed: one
+    tuple per leaf, scalars handled inline without a call, null flags derived afterwards.
     """
-    w = _Walker(empty_containers_are_null, item_base)
+    rows: list[tuple] = []
+    add = rows.append
+    items: list[tuple] = []
+    add_item = items.append
+    next_item = item_base
+    doc_pos = 0
+    cache = _segment_cache
+
+    def walk_dict(d: dict, suffix: str, attr: str, item: int, depth: int, root: bool, item_root: bool):
+        for k, v in d.items():
+            if type(k) is not str:
+                raise UnrepresentableValue(f"object key {k!r} at '{suffix}' is not a string")
+            seg = cache.get(k) or _segments(k)
+            s = suffix + seg[0 if root else 1]
+            at = attr + seg[1 if attr else 0]
+            mem = k if item_root else None
+            t = type(v)
+            if t is str:
+                text = " ".join(v.split()).lower()
+                if not text.isascii():
+                    _check_encodable(text, s)
+                add((item, s, at, k, mem, "string", text))
+            elif t is dict:
+                if v:
+                    walk_dict(v, s, at, item, depth, False, False)
+                else:
+                    add((item, s, at, k, mem, "object", "{}"))
+            elif t is list or t is tuple:
+                walk_list(v, s, at, k, mem, item, depth)
+            elif v is None:
+                add((item, s, at, k, mem, "null", None))
+            elif t is bool:
+                add((item, s, at, k, mem, "bool", "true" if v else "false"))
+            elif t is int:
+                add((item, s, at, k, mem, "int", str(v)))
+            elif t is float:
+                add((item, s, at, k, mem, "float", canonical_float(v)))
+            else:
+                raise UnrepresentableValue(
+                    f"value of type {t.__name__} at '{s}' has no JSON meaning"
+                )
+
+    def walk_list(v, s: str, at: str, k: str, mem, item: int, depth: int):
+        nonlocal next_item
+        if v and all(type(x) is dict for x in v):
+            inner = at + "[]"
+            for i, x in enumerate(v):
+                iid = next_item
+                next_item += 1
+                add_item((iid, doc_pos, item, depth + 1, at, s, i))
+                if x:
+                    walk_dict(x, "", inner, iid, depth + 1, False, True)
+                else:
+                    add((iid, "", inner, k, None, "object", "{}"))
+        elif not v:
+            add((item, s, at, k, mem, "array", "[]"))
+        else:
+            add((item, s, at, k, mem, "array", _container_text(v, s)))
+
     errors: list[tuple[int, str]] = []
+    doc_index: list[int] = []
+    counts: list[int] = []
     for pos, doc in enumerate(docs):
         if doc is None:
             continue
-        n_leaves, n_items = len(w.cols["doc"]), len(w.icols["item"])
+        doc_pos = pos
+        n_rows, n_items = len(rows), len(items)
         try:
-            w.walk(pos, doc, "", "", "", -1, 0, None)
+            walk_dict(doc, "", "", -1, 0, True, False)
         except UnrepresentableValue as exc:
-            w.truncate(n_leaves, n_items)
+            del rows[n_rows:], items[n_items:]
             errors.append((pos, str(exc)))
+            continue
         except RecursionError:
-            w.truncate(n_leaves, n_items)
+            del rows[n_rows:], items[n_items:]
             errors.append((pos, "document is nested too deeply to score"))
-    leaves = pl.DataFrame(w.cols, schema=LEAF_SCHEMA)
-    items = pl.DataFrame(w.icols, schema=ITEM_SCHEMA)
-    return Flattened(leaves, items, errors, w.next_item)
+            continue
+        doc_index.append(pos)
+        counts.append(len(rows) - n_rows)
+
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(_ROW_COLUMNS)
+    leaves = pl.DataFrame(
+        dict(zip(_ROW_COLUMNS, columns, strict=True)),
+        schema={c: LEAF_SCHEMA[c] for c in _ROW_COLUMNS},
+    )
+    doc = np.repeat(np.asarray(doc_index, dtype=np.uint32), np.asarray(counts, dtype=np.int64))
+    kind, text = pl.col("kind"), pl.col("text")
+    container_null = (
+        kind.is_in(["array", "object"]) & text.is_in(["[]", "{}"])
+        if empty_containers_are_null
+        else pl.lit(False)
+    )
+    leaves = leaves.with_columns(
+        pl.Series("doc", doc, dtype=pl.UInt32),
+        (text.is_null() | ((kind == "string") & (text == "")) | container_null).alias("is_null"),
+        ((kind == "array") & (text == "[]")).alias("empty_array"),
+    ).select(list(LEAF_SCHEMA))
+    item_table = pl.DataFrame(
+        dict(zip(ITEM_SCHEMA, zip(*items, strict=True), strict=True)) if items else None,
+        schema=ITEM_SCHEMA,
+    )
+    return Flattened(leaves, item_table, errors, next_item)
+
+
+def _container_text(value: list | tuple, where: str) -> str:
+    try:
+        return canonical_container(value)
+    except (TypeError, ValueError) as exc:
+        raise UnrepresentableValue(
+            f"array at '{where}' holds a value with no JSON meaning: {exc}"
+        ) from None

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ class Result:
     errors: pl.DataFrame
     counts: pl.DataFrame
     summary: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
 
     def lazy(self, table: str) -> pl.LazyFrame:
         if table not in TABLES + ("counts",):
@@ -55,11 +57,13 @@ class Result:
 
     def write(self, out_dir: str | Path) -> Path:
         """Write each table as ``<name>.parquet`` and the summary as ``summary.json``."""
+        started = time.perf_counter()
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         for name in TABLES:
             getattr(self, name).write_parquet(out / f"{name}.parquet")
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        self.timings["write"] = time.perf_counter() - started
         return out
 
 
@@ -91,12 +95,16 @@ def evaluate(
     (1.0, 0.85)
     """
     cfg = parse_config(config)
+    started = time.perf_counter()
     pairs = pair_inputs(
         gt, aio, id_field=id_field or cfg.id_field, content_field=content_field,
         json_column=json_column, strict=strict,
     )
     safety_values = safety_lookup(safety, pairs.doc_ids, pairs.gt, pairs.aio)
-    return score_pairs(pairs, cfg, safety_values, semantic_scorer=semantic_scorer, strict=strict)
+    read = time.perf_counter() - started
+    result = score_pairs(pairs, cfg, safety_values, semantic_scorer=semantic_scorer, strict=strict)
+    result.timings = {"read_parse": read, **result.timings}
+    return result
 
 
 def score_pairs(
@@ -108,6 +116,7 @@ def score_pairs(
     strict: bool = False,
 ) -> Result:
     errors = list(pairs.errors)
+    clock = _Clock()
     gt_flat = flatten(pairs.gt, empty_containers_are_null=config.empty_containers_are_null)
     aio_flat = flatten(
         pairs.aio,
@@ -144,10 +153,13 @@ def score_pairs(
         }
     ).filter(~pl.col("doc").is_in(sorted(left_out)))
 
+    clock.lap("flatten")
     aligned = align(gt_flat, aio_flat, config)
+    clock.lap("align")
     fields = pair_leaves(aligned.gt, aligned.aio).with_columns(bucket_expr(config))
     fields = fields.with_columns(strategy_expr(config))
     fields = score_fields(fields, config, semantic_scorer).with_columns(cell_expr(config))
+    clock.lap("score")
     counts = doc_attribute_counts(fields, config, docs["doc"])
 
     documents = document_rates(counts, docs, config).sort("doc")
@@ -165,8 +177,10 @@ def score_pairs(
     )
     error_table = pl.DataFrame(errors, schema=ERROR_SCHEMA)
     n_errors = error_table.filter(pl.col("severity") == "error").height
+    documents = documents.select(DOCUMENT_COLUMNS)
+    clock.lap("aggregate")
     return Result(
-        documents=documents.select(DOCUMENT_COLUMNS),
+        documents=documents,
         fields=fields_out,
         attributes=attributes,
         alignments=alignments,
@@ -180,7 +194,19 @@ def score_pairs(
             "n_aio_only": int((~documents["gt_present"]).sum()),
             "n_warnings": error_table.height - n_errors,
         },
+        timings=clock.laps,
     )
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = now - self._last
+        self._last = now
 
 
 def _flatten_error(errors: list, pairs: Pairs, side: str, pos: int, message, strict, severity):

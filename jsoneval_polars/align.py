@@ -177,7 +177,9 @@ def _greedy(cand: pl.DataFrame) -> pl.DataFrame:
 def _optimal(cand: pl.DataFrame) -> pl.DataFrame:
     """Linear assignment on the full GT x AIO matrix of each list instance, sub-threshold
     entries zeroed; assigned pairs below the threshold are then dropped (DECISIONS.md 10)."""
-    from scipy.optimize import linear_sum_assignment
+    if cand.height == 0:
+        return cand
+    from scipy.optimize import linear_sum_assignment  # ~1 s to import: only when used
 
     picked = []
     for group in cand.partition_by(_KEY, maintain_order=True):

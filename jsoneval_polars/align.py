@@ -267,7 +267,8 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
         )
         n_gt = g.group_by(_KEY).agg(pl.len().cast(pl.Int32).alias("_n_gt"))
         unmatched_rank = (
-            pl.col("aio_index").rank("ordinal").over(_KEY, pl.col("gt_item").is_null()) - 1
+            # one list: Polars 2.1 ignores an expression passed after a list in over()
+            pl.col("aio_index").rank("ordinal").over([*_KEY, pl.col("gt_item").is_null()]) - 1
         )
         a = a.join(n_gt, on=_KEY, how="left").with_columns(
             pl.coalesce(

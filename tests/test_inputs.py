@@ -276,3 +276,13 @@ def test_match_field_prefix_and_compare_transforms():
     assert sorted(zip(pairs["gt_index"], pairs["aio_index"], strict=True)) == [(0, 1), (1, 0)]
     with pytest.raises(ConfigError, match=r"lists.events.match_fields\[0\].prefix"):
         parse_config({"lists": {"events": {"match_fields": [{"field": "x", "prefix": 0}]}}})
+
+
+def test_unmatched_aio_items_follow_the_gt_list_in_every_document():
+    """Unmatched AIO items get GT-length + rank among the unmatched, per list instance."""
+    r = evaluate(
+        [{"doc_id": "a", "z": None}, {"doc_id": "b", "z": [{"x": 1}]}],
+        [{"doc_id": "a", "z": [{"x": 1}]}, {"doc_id": "b", "z": [{"x": 1}, {"x": 2}]}],
+    )
+    paths = set(zip(r.fields["doc_id"], r.fields["path"], strict=True))
+    assert paths == {("a", "z"), ("a", "z[0].x"), ("b", "z[0].x"), ("b", "z[1].x")}

@@ -1,0 +1,526 @@
+"""A self-contained HTML report of one run: one file, inline CSS and inline SVG, no script.
+
+:func:`write_report` takes a :class:`Result` or a results directory. The page holds the summary
+figures, a per-attribute precision / recall / F1 chart and table, the RQS distribution, the
+confusion counts by attribute, the worst documents with their field diffs, and the error
+counts. Nothing is fetched from the network when it is opened.
+
+The chart builders are public so a notebook can show the same charts
+(``IPython.display.SVG(attribute_chart_svg(result.attributes))``). Each bar is an SVG
+``<rect class="bar">`` carrying ``data-*`` attributes with what it shows, and a ``<title>``
+tooltip.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from .results import ResultSource, as_tables
+
+__all__ = [
+    "CELL_COLORS",
+    "METRIC_COLORS",
+    "attribute_chart_svg",
+    "bar_chart_svg",
+    "cell_counts",
+    "confusion_chart_svg",
+    "histogram_svg",
+    "render_report",
+    "write_report",
+]
+
+METRIC_COLORS = {"precision": "#4c78a8", "recall": "#f58518", "F1": "#54a24b"}
+CELL_COLORS = {
+    "TP": "#54a24b", "TN": "#9ecae9", "FP": "#f58518", "FN": "#e45756", "FP+FN": "#b279a2",
+}
+_CELL_ORDER = ("TP", "TN", "FP", "FN", "FP+FN")
+_FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif"
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x:.1%}"
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# --- SVG charts -----------------------------------------------------------------------------
+
+
+def _nice_scale(peak: int) -> tuple[float, float]:
+    """An axis top >= peak and a round tick step (1, 2 or 5 times a power of ten)."""
+    if peak <= 0:
+        return 1.0, 1.0
+    raw = peak / 5
+    mag = 10 ** math.floor(math.log10(raw)) if raw >= 1 else 1
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    return float(step * math.ceil(peak / step)), float(step)
+
+
+def _legend(items: Sequence[tuple[str, str]], x: float, y: float) -> list[str]:
+    out, cx = [], x
+    for name, color in items:
+        out.append(f'<rect x="{cx:.1f}" y="{y - 9:.1f}" width="10" height="10" fill="{color}"/>')
+        out.append(f'<text x="{cx + 14:.1f}" y="{y:.1f}" font-size="12">{_e(name)}</text>')
+        cx += 24 + 7.5 * len(name)
+    return out
+
+
+def bar_chart_svg(
+    labels: Sequence[str],
+    series: Mapping[str, Sequence[float | None]],
+    *,
+    colors: Mapping[str, str] | None = None,
+    title: str = "",
+    value_series: str | None = None,
+    width: int = 980,
+    label_width: int = 210,
+) -> str:
+    """Horizontal grouped bars of values in [0, 1]: one group per label, one bar per series.
+
+    A null value draws no bar and writes "n/a" in its place (undefined, not zero).
+    ``value_series`` (default: the last series) is written as a number right of each group.
+    """
+    colors = colors or {}
+    names = list(series)
+    bar_h, gap, top = 7, 9, 34
+    group_h = bar_h * len(names) + gap
+    height = top + group_h * len(labels) + 24
+    plot_w = width - label_width - 90
+    value_series = value_series if value_series is not None else (names[-1] if names else None)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart bar-chart" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" style="{_FONT}">',
+        f"<title>{_e(title)}</title>" if title else "",
+    ]
+    parts += _legend([(n, colors.get(n, "#888")) for n in names], label_width, 16)
+    for tick in (0, 0.25, 0.5, 0.75, 1.0):
+        x = label_width + tick * plot_w
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{height - 20}" stroke="#e3e3e3"/>'
+            f'<text x="{x:.1f}" y="{height - 6}" font-size="11" text-anchor="middle" '
+            f'fill="#666">{tick:g}</text>'
+        )
+    for i, label in enumerate(labels):
+        y0 = top + i * group_h
+        parts.append(
+            f'<text x="{label_width - 8}" y="{y0 + bar_h * len(names) / 2 + 4:.1f}" font-size="12" '
+            f'text-anchor="end"><title>{_e(label)}</title>{_e(_clip(label, 30))}</text>'
+        )
+        if value_series is not None:
+            v = series[value_series][i]
+            parts.append(
+                f'<text x="{label_width + plot_w + 8}" y="{y0 + bar_h * len(names) / 2 + 4:.1f}" '
+                f'font-size="11" fill="#333">{_e(value_series)} {_fmt(v)}</text>'
+            )
+        for j, name in enumerate(names):
+            value = series[name][i]
+            y = y0 + j * bar_h
+            if value is None:
+                parts.append(
+                    f'<text x="{label_width + 3}" y="{y + bar_h}" font-size="8" '
+                    f'fill="#888">n/a</text>'
+                )
+                continue
+            w = max(0.0, min(1.0, value)) * plot_w
+            parts.append(
+                f'<rect class="bar" data-label="{_e(label)}" data-series="{_e(name)}" '
+                f'data-value="{value:.6g}" x="{label_width}" y="{y}" width="{w:.2f}" '
+                f'height="{bar_h - 1}" fill="{colors.get(name, "#888")}">'
+                f"<title>{_e(label)} {_e(name)}: {value:.3f}</title></rect>"
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def attribute_chart_svg(attributes: pl.DataFrame, *, width: int = 980) -> str:
+    """Precision, recall and F1 per attribute (worst F1 first)."""
+    a = attributes.sort(["f1", "attribute"], nulls_last=True)
+    return bar_chart_svg(
+        a["attribute"].to_list(),
+        {"precision": a["precision"].to_list(), "recall": a["recall"].to_list(),
+         "F1": a["f1"].to_list()},
+        colors=METRIC_COLORS,
+        title="Precision, recall and F1 per attribute",
+        width=width,
+    )
+
+
+def histogram_svg(
+    values: Sequence[float | None],
+    *,
+    bins: int = 20,
+    lo: float = 0.0,
+    hi: float = 1.0,
+    title: str = "",
+    xlabel: str = "",
+    color: str = "#4c78a8",
+    width: int = 980,
+    height: int = 260,
+) -> str:
+    """Histogram of the non-null values on [lo, hi] in ``bins`` equal bins (the last closed).
+
+    One ``rect.bar`` per bin, empty bins included, with its bounds and count in ``data-*``.
+    """
+    counts = [0] * bins
+    step = (hi - lo) / bins
+    for v in values:
+        if v is None or (isinstance(v, float) and math.isnan(v)) or v < lo or v > hi:
+            continue
+        counts[min(int((v - lo) / step), bins - 1)] += 1
+    left, right, top, bottom = 44, 12, 14, 40
+    plot_w, plot_h = width - left - right, height - top - bottom
+    peak, tick = _nice_scale(max(counts))
+    bw = plot_w / bins
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart histogram" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" style="{_FONT}">',
+        f"<title>{_e(title)}</title>" if title else "",
+    ]
+    for k in range(int(round(peak / tick)) + 1):
+        c = k * tick
+        y = top + plot_h - plot_h * c / peak
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#e3e3e3"/>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end" '
+            f'fill="#666">{c:.0f}</text>'
+        )
+    for i, n in enumerate(counts):
+        b0, b1 = lo + i * step, lo + (i + 1) * step
+        h = plot_h * n / peak
+        parts.append(
+            f'<rect class="bar" data-bin-start="{b0:.6g}" data-bin-end="{b1:.6g}" data-count="{n}" '
+            f'x="{left + i * bw + 1:.2f}" y="{top + plot_h - h:.2f}" width="{bw - 2:.2f}" '
+            f'height="{h:.2f}" fill="{color}"><title>{b0:.2f}–{b1:.2f}: {n}</title></rect>'
+        )
+    for k in range(0, bins + 1, max(1, bins // 5)):
+        x = left + k * bw
+        parts.append(
+            f'<text x="{x:.1f}" y="{top + plot_h + 16}" font-size="11" text-anchor="middle" '
+            f'fill="#666">{lo + k * step:g}</text>'
+        )
+    parts.append(
+        f'<line x1="{left}" y1="{top + plot_h}" x2="{width - right}" y2="{top + plot_h}" '
+        f'stroke="#999"/>'
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 6}" font-size="12" '
+        f'text-anchor="middle">{_e(xlabel)}</text></svg>'
+    )
+    return "".join(parts)
+
+
+def cell_counts(fields: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """One row per attribute with the number of fields in each cell: columns ``attribute``,
+    ``TP``, ``TN``, ``FP``, ``FN``, ``FP+FN`` (fields whose cell is null are not counted)."""
+    lf = fields.lazy()
+    return (
+        lf.filter(pl.col("cell").is_not_null())
+        .group_by("attribute")
+        .agg(pl.col("cell").eq(c).sum().cast(pl.Int64).alias(c) for c in _CELL_ORDER)
+        .sort("attribute")
+        .collect()
+    )
+
+
+def confusion_chart_svg(
+    counts: pl.DataFrame,
+    *,
+    order: Sequence[str] | None = None,
+    width: int = 980,
+    label_width: int = 210,
+) -> str:
+    """Per attribute, the share of each cell (TP, TN, FP, FN, FP+FN) as a 100 % stacked bar,
+    with the attribute's number of fields at its end. ``counts`` is :func:`cell_counts`;
+    ``order`` lists the attributes top to bottom (default: alphabetical)."""
+    rows = {r["attribute"]: r for r in counts.iter_rows(named=True)}
+    labels = [a for a in (order if order is not None else sorted(rows)) if a in rows]
+    row_h, top = 16, 34
+    height = top + row_h * len(labels) + 10
+    plot_w = width - label_width - 64
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart confusion-chart" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" style="{_FONT}">',
+        "<title>Confusion counts by attribute</title>",
+    ]
+    parts += _legend([(c, CELL_COLORS[c]) for c in _CELL_ORDER], label_width, 16)
+    for i, label in enumerate(labels):
+        y = top + i * row_h
+        row = rows[label]
+        total = sum(int(row[c] or 0) for c in _CELL_ORDER)
+        parts.append(
+            f'<text x="{label_width - 8}" y="{y + 11}" font-size="12" text-anchor="end">'
+            f"<title>{_e(label)}</title>{_e(_clip(label, 30))}</text>"
+        )
+        x = float(label_width)
+        for c in _CELL_ORDER:
+            n = int(row[c] or 0)
+            if not n:
+                continue
+            w = plot_w * n / total
+            parts.append(
+                f'<rect class="bar" data-label="{_e(label)}" data-series="{c}" data-value="{n}" '
+                f'x="{x:.2f}" y="{y + 2}" width="{w:.2f}" height="{row_h - 4}" '
+                f'fill="{CELL_COLORS[c]}"><title>{_e(label)} {c}: {n}</title></rect>'
+            )
+            x += w
+        parts.append(
+            f'<text x="{label_width + plot_w + 6}" y="{y + 11}" font-size="11" '
+            f'fill="#666">{total}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# --- the page -------------------------------------------------------------------------------
+
+_CSS = """
+:root { color-scheme: light; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0;
+       background: #f6f7f9; color: #1d232b; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px 28px 64px; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 18px; margin: 36px 0 10px; border-bottom: 1px solid #dde1e6; padding-bottom: 6px; }
+h3 { font-size: 15px; margin: 18px 0 8px; } .panel > h3:first-child { margin-top: 0; }
+.sub { color: #5b6570; margin: 0 0 20px; font-size: 13px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 10px; }
+.card { background: #fff; border: 1px solid #dde1e6; border-radius: 8px; padding: 10px 14px; }
+.card .k { font-size: 12px; color: #5b6570; text-transform: uppercase; letter-spacing: .04em; }
+.card .v { font-size: 24px; font-weight: 600; margin-top: 2px; }
+.status-healthy { color: #1e7b34; } .status-warning { color: #b26a00; }
+.status-critical { color: #c0392b; }
+.panel { background: #fff; border: 1px solid #dde1e6; border-radius: 8px; padding: 14px;
+         overflow-x: auto; }
+.chart { display: block; max-width: 100%; height: auto; }
+table { border-collapse: collapse; font-size: 13px; width: 100%; }
+th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #eceff2;
+         vertical-align: top; }
+th { background: #f0f2f5; font-weight: 600; position: sticky; top: 0; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.val { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px;
+         max-width: 340px; overflow-wrap: anywhere; }
+.cell { display: inline-block; padding: 0 6px; border-radius: 4px; color: #fff; font-size: 12px;
+        font-weight: 600; }
+details { background: #fff; border: 1px solid #dde1e6; border-radius: 8px; margin: 8px 0;
+          padding: 6px 12px; }
+summary { cursor: pointer; padding: 4px 0; }
+.muted { color: #5b6570; }
+.note { font-size: 13px; color: #5b6570; margin: 6px 0 0; }
+"""
+
+
+def _cards(s: Mapping[str, Any]) -> str:
+    status = s.get("status")
+    items = [
+        ("Documents", str(s.get("n_documents", "–")), ""),
+        ("Mean RQS", _fmt(s.get("mean_rqs")), ""),
+        ("Pass rate", _pct(s.get("pass_rate")), ""),
+        ("Status", status or "–", f"status-{status}" if status else ""),
+        ("Micro F1", _fmt(s.get("micro_f1")), ""),
+        ("Macro F1", _fmt(s.get("macro_f1")), ""),
+        ("Accuracy", _fmt(s.get("mean_accuracy")), ""),
+        ("Completeness", _fmt(s.get("mean_completeness")), ""),
+        ("Hallucination", _fmt(s.get("mean_hallucination")), ""),
+        ("Errors", str(s.get("n_errors", "–")), ""),
+        ("Warnings", str(s.get("n_warnings", "–")), ""),
+        ("GT-only / AIO-only", f"{s.get('n_gt_only', '–')} / {s.get('n_aio_only', '–')}", ""),
+    ]
+    return '<div class="cards" id="summary">' + "".join(
+        f'<div class="card"><div class="k">{_e(k)}</div><div class="v {cls}">{_e(v)}</div></div>'
+        for k, v, cls in items
+    ) + "</div>"
+
+
+def _table(frame: pl.DataFrame, *, numeric: Sequence[str] = (), formats: Mapping[str, Any] = {},
+           table_id: str = "") -> str:
+    head = "".join(
+        f'<th class="{"n" if c in numeric else ""}">{_e(c)}</th>' for c in frame.columns
+    )
+    rows = []
+    for r in frame.iter_rows(named=True):
+        tds = []
+        for c in frame.columns:
+            v = r[c]
+            text = formats[c](v) if c in formats else _e(v if v is not None else "–")
+            tds.append(f'<td class="{"n" if c in numeric else ""}">{text}</td>')
+        rows.append("<tr>" + "".join(tds) + "</tr>")
+    ident = f' id="{table_id}"' if table_id else ""
+    return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _cell_badge(cell: str | None) -> str:
+    if cell is None:
+        return "–"
+    color = CELL_COLORS.get(cell, "#888")
+    return f'<span class="cell" style="background:{color}">{_e(cell)}</span>'
+
+
+def _value(v: Any) -> str:
+    if v is None:
+        return '<span class="muted">absent / null</span>'
+    text = str(v)
+    return f'<span title="{_e(_clip(text, 1000))}">{_e(_clip(text, 160))}</span>'
+
+
+def _worst_documents(r, worst: int, max_fields: int) -> str:
+    docs = (
+        r.lazy("documents")
+        .sort(["rqs", "doc_id"], nulls_last=True)
+        .head(worst)
+        .collect()
+    )
+    if not docs.height:
+        return '<p class="muted">No documents.</p>'
+    wrong = (
+        r.lazy("fields")
+        .filter(pl.col("doc_id").is_in(docs["doc_id"].to_list()))
+        .filter(~pl.col("cell").is_in(["TP", "TN"]))
+        .select("doc_id", "path", "gt_value", "aio_value", "cell", "similarity", "strategy")
+        .sort("doc_id", "path")
+        .collect()
+    )
+    by_doc = {k[0]: g for k, g in wrong.group_by("doc_id")} if wrong.height else {}
+    out = []
+    for i, d in enumerate(docs.iter_rows(named=True)):
+        fields = by_doc.get(d["doc_id"], wrong.clear())
+        shown = fields.head(max_fields)
+        more = fields.height - shown.height
+        body = (
+            _table(
+                shown.select("path", "gt_value", "aio_value", "cell", "similarity", "strategy"),
+                numeric=("similarity",),
+                formats={"gt_value": _value, "aio_value": _value, "cell": _cell_badge,
+                         "similarity": lambda v: _fmt(v)},
+            )
+            if shown.height
+            else '<p class="muted">Every field is correct.</p>'
+        )
+        if more > 0:
+            body += f'<p class="note">… and {more} more fields not shown.</p>'
+        presence = "" if d.get("gt_present", True) else " · <b>GT missing</b>"
+        out.append(
+            f'<details class="doc"{" open" if i < 3 else ""} data-doc-id="{_e(d["doc_id"])}">'
+            f"<summary><b>{_e(d['doc_id'])}</b> · RQS {_fmt(d['rqs'])} · accuracy "
+            f"{_fmt(d['accuracy'])} · completeness {_fmt(d['completeness'])} · hallucination "
+            f"{_fmt(d['hallucination'])} · AIO {_e(d.get('aio_parse_status'))}{presence} · "
+            f"{fields.height} wrong field{'' if fields.height == 1 else 's'}</summary>"
+            f"{body}</details>"
+        )
+    return "".join(out)
+
+
+def _errors_section(r) -> str:
+    errors = r.lazy("errors")
+    counts = (
+        errors.group_by("source", "severity").agg(pl.len().alias("count"))
+        .sort("severity", "source").collect()
+    )
+    docs = r.lazy("documents")
+    status = (
+        docs.group_by("aio_parse_status").agg(pl.len().alias("documents"))
+        .sort("documents", descending=True).collect()
+    )
+    parts = ['<div class="panel">']
+    parts.append(
+        "<h3>AIO parse status</h3>"
+        + _table(status, numeric=("documents",), table_id="parse-status")
+    )
+    if counts.height:
+        parts.append(
+            "<h3>Errors and warnings</h3>"
+            + _table(counts, numeric=("count",), table_id="error-counts")
+        )
+        first = errors.head(50).select("source", "severity", "doc_id", "line", "error").collect()
+        total = counts["count"].sum()
+        parts.append(
+            "<h3>Error rows</h3>"
+            + _table(first, numeric=("line",), table_id="error-rows")
+            + (f'<p class="note">First 50 of {total}.</p>' if total > 50 else "")
+        )
+    else:
+        parts.append(
+            '<p id="error-counts">No errors or warnings: every input record was scored.</p>'
+        )
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def render_report(source: ResultSource, *, title: str | None = None, worst: int = 10,
+                  max_fields: int = 40) -> str:
+    """The report as an HTML string (see :func:`write_report`)."""
+    r = as_tables(source)
+    s = r.summary
+    attrs = r.lazy("attributes").collect()
+    order = attrs.sort(["f1", "attribute"], nulls_last=True)["attribute"].to_list()
+    rqs = r.lazy("documents").select("rqs").collect()["rqs"].to_list()
+    title = title or "jsoneval report"
+    origin = f"results in {r.directory}" if hasattr(r, "directory") else "an in-memory result"
+    attr_table = _table(
+        attrs.sort(["f1", "attribute"], nulls_last=True).select(
+            "attribute", "support", "tp", "fp", "fn", "tn", "precision", "recall", "f1",
+            "mean_similarity",
+        ),
+        numeric=("support", "tp", "fp", "fn", "tn", "precision", "recall", "f1", "mean_similarity"),
+        formats={c: (lambda v: _fmt(v)) for c in ("precision", "recall", "f1", "mean_similarity")},
+        table_id="attribute-table",
+    )
+    n_pass = sum(1 for v in r.lazy("documents").select("passed").collect()["passed"] if v)
+    body = [
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="sub">{s.get("n_documents", 0)} documents scored from {_e(origin)}.</p>',
+        _cards(s),
+        "<h2>Per-attribute precision, recall and F1</h2>",
+        '<p class="note">Worst F1 first. "n/a" marks an undefined value (no positive '
+        "predictions or no support), which is not zero.</p>",
+        f'<div class="panel" id="attribute-chart">{attribute_chart_svg(attrs)}</div>',
+        "<h2>RQS distribution</h2>",
+        f'<div class="panel" id="rqs-histogram">'
+        f'{histogram_svg(rqs, title="RQS per document", xlabel="RQS per document")}'
+        f'<p class="note">{n_pass} of {len(rqs)} documents pass.</p></div>',
+        "<h2>Confusion counts by attribute</h2>",
+        '<p class="note">Share of each cell per attribute; the number at the end is the '
+        "attribute's fields. FP+FN is a wrong value (counted as one FP and one FN in the "
+        "attribute table).</p>",
+        f'<div class="panel" id="confusion-chart">'
+        f'{confusion_chart_svg(cell_counts(r.lazy("fields")), order=order)}</div>',
+        "<h2>Attributes</h2>",
+        f'<div class="panel">{attr_table}</div>',
+        f"<h2>Worst {min(worst, len(rqs))} documents</h2>",
+        '<p class="note">Lowest RQS first, with every field that is not TP or TN.</p>',
+        f'<div id="worst-documents">{_worst_documents(r, worst, max_fields)}</div>',
+        "<h2>Input errors</h2>",
+        _errors_section(r),
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
+        f"<body><main>{''.join(body)}</main></body></html>\n"
+    )
+
+
+def write_report(source: ResultSource, path: str | Path, *, title: str | None = None,
+                 worst: int = 10, max_fields: int = 40) -> Path:
+    """Write the HTML report of a run (a :class:`Result` or a results directory) to ``path``.
+
+    ``worst`` documents (lowest RQS) are listed with up to ``max_fields`` wrong fields each.
+    The file is self-contained: inline CSS and SVG, no script, nothing fetched.
+    """
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_report(source, title=title, worst=worst, max_fields=max_fields),
+                   encoding="utf-8")
+    return out

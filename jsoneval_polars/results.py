@@ -1,0 +1,119 @@
+"""Result tables from an in-memory :class:`~jsoneval_polars.pipeline.Result` or a results directory.
+
+A results directory is what :meth:`Result.write` produces: one ``<table>.parquet`` per table
+(SPEC §7) and ``summary.json``. A table may also be a folder of Parquet files
+(``<table>/**/*.parquet``, Hive partitions allowed). :func:`read_results` opens such a directory
+lazily; the consumers (``duckdb_sql``, ``diff``, ``report``) take either form through
+:func:`as_tables`, so a run scored in this process and one scored yesterday are handled alike.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+import polars as pl
+
+from .pipeline import TABLES, Result
+
+__all__ = ["ResultTables", "ResultSource", "as_tables", "read_results", "table_location"]
+
+
+def table_location(directory: str | Path, table: str) -> tuple[Path, bool] | None:
+    """``(path, is_folder)`` of a table in a results directory, or None when it is not there."""
+    d = Path(directory)
+    single = d / f"{table}.parquet"
+    if single.is_file():
+        return single, False
+    folder = d / table
+    if folder.is_dir() and any(folder.rglob("*.parquet")):
+        return folder, True
+    return None
+
+
+@dataclass(frozen=True)
+class ResultTables:
+    """The result tables of a stored run, read lazily from its directory.
+
+    Same reading surface as :class:`Result`: ``lazy(table)``, the eager ``documents``,
+    ``fields``, ``attributes``, ``alignments``, ``errors`` and the ``summary`` dict.
+    """
+
+    directory: Path
+    summary: dict[str, Any]
+    _frames: dict[str, pl.LazyFrame] = field(repr=False)
+
+    def lazy(self, table: str) -> pl.LazyFrame:
+        if table not in self._frames:
+            raise KeyError(f"no table {table!r}; tables: {', '.join(self._frames)}")
+        return self._frames[table]
+
+    @property
+    def documents(self) -> pl.DataFrame:
+        return self.lazy("documents").collect()
+
+    @property
+    def fields(self) -> pl.DataFrame:
+        return self.lazy("fields").collect()
+
+    @property
+    def attributes(self) -> pl.DataFrame:
+        return self.lazy("attributes").collect()
+
+    @property
+    def alignments(self) -> pl.DataFrame:
+        return self.lazy("alignments").collect()
+
+    @property
+    def errors(self) -> pl.DataFrame:
+        return self.lazy("errors").collect()
+
+
+ResultSource = Union[Result, ResultTables, str, Path]
+
+
+def read_results(directory: str | Path) -> ResultTables:
+    """Open a results directory written by :meth:`Result.write` (or ``jsoneval score --out``).
+
+    Raises ``FileNotFoundError`` naming what is missing when the directory is not a results
+    directory.
+    """
+    d = Path(directory)
+    if not d.is_dir():
+        raise FileNotFoundError(f"results directory {str(d)!r} does not exist")
+    frames: dict[str, pl.LazyFrame] = {}
+    missing = []
+    for name in TABLES:
+        loc = table_location(d, name)
+        if loc is None:
+            missing.append(f"{name}.parquet")
+            continue
+        path, is_folder = loc
+        frames[name] = (
+            pl.scan_parquet(path, hive_partitioning=True) if is_folder else pl.scan_parquet(path)
+        )
+    summary_path = d / "summary.json"
+    if not summary_path.is_file():
+        missing.append("summary.json")
+    if missing:
+        present = sorted(p.name for p in d.iterdir()) or ["nothing"]
+        raise FileNotFoundError(
+            f"{str(d)!r} is not a results directory: missing {', '.join(missing)} "
+            f"(it holds {', '.join(present[:12])}); write one with Result.write(dir) or "
+            "`jsoneval score --out dir`"
+        )
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    return ResultTables(directory=d, summary=summary, _frames=frames)
+
+
+def as_tables(source: ResultSource) -> Result | ResultTables:
+    """A :class:`Result` or :class:`ResultTables` as is; a path goes to :func:`read_results`."""
+    if isinstance(source, Result | ResultTables):
+        return source
+    if isinstance(source, str | Path):
+        return read_results(source)
+    raise TypeError(
+        f"expected a Result, ResultTables or a results directory path; got {type(source).__name__}"
+    )

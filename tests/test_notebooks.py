@@ -1,0 +1,63 @@
+"""The notebooks in notebooks/ run top to bottom in a fresh kernel; they are stored without
+outputs."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat", reason="notebook tests need the dev extra (nbformat)")
+nbclient = pytest.importorskip("nbclient", reason="notebook tests need the dev extra (nbclient)")
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+
+
+def _run(path: Path, cwd: Path):
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
+    )
+    client.execute()
+    return nb
+
+
+def _outputs(nb) -> list[str]:
+    texts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            texts.append(data.get("image/svg+xml") or data.get("text/plain") or out.get("text", ""))
+    return texts
+
+
+def test_the_expected_notebooks_exist():
+    assert {p.name for p in NOTEBOOKS} >= {"quickstart.ipynb", "duckdb.ipynb"}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_is_stored_without_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs(path, tmp_path):
+    nb = _run(path, tmp_path)  # raises CellExecutionError, naming the cell, on any failure
+    outputs = _outputs(nb)
+    assert all("Traceback" not in o for o in outputs)
+    if path.stem == "quickstart":
+        svgs = [o for o in outputs if o.lstrip().startswith("<svg")]
+        assert len(svgs) == 2 and all('class="bar"' in s for s in svgs)
+        assert (tmp_path / "report.html").is_file()
+        assert (tmp_path / "results" / "fields.parquet").is_file()
+    if path.stem == "duckdb":
+        from sample_runs import run_a
+
+        mean_rqs, n_documents = ast.literal_eval(outputs[-1])  # scored from a DuckDB table
+        assert n_documents == run_a().summary["n_documents"]
+        assert mean_rqs == pytest.approx(run_a().summary["mean_rqs"])

@@ -1,0 +1,256 @@
+"""The HTML report: self-contained, escaped, and rendered by a real headless Chromium.
+
+The browser tests run when a Chromium binary is found (``chromium``, ``chromium-browser``,
+``google-chrome``, or the path in ``$CHROMIUM``); CI installs Debian's ``chromium``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+from collections import Counter
+from html.parser import HTMLParser
+
+import polars as pl
+import pytest
+from sample_runs import run_a
+
+from jsoneval_polars import evaluate
+from jsoneval_polars.report import (
+    CELL_COLORS,
+    METRIC_COLORS,
+    attribute_chart_svg,
+    histogram_svg,
+    render_report,
+    write_report,
+)
+
+CHROMIUM = os.environ.get("CHROMIUM") or next(
+    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
+)
+needs_browser = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no Chromium binary (apt-get install chromium, or set $CHROMIUM); CI installs it",
+)
+
+
+class _Dom(HTMLParser):
+    """Elements as (tag, attrs, path of enclosing ids) — enough to count bars per chart."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.elements: list[tuple[str, dict, tuple[str, ...]]] = []
+        self._stack: list[tuple[str, str | None]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        ids = tuple(i for _, i in self._stack if i) + ((a["id"],) if a.get("id") else ())
+        self.elements.append((tag, a, ids))
+        if tag not in ("meta", "br", "img", "input", "link"):
+            self._stack.append((tag, a.get("id")))
+
+    def handle_startendtag(self, tag, attrs):
+        a = dict(attrs)
+        self.elements.append((tag, a, tuple(i for _, i in self._stack if i)))
+
+    def handle_endtag(self, tag):
+        for i in range(len(self._stack) - 1, -1, -1):
+            if self._stack[i][0] == tag:
+                del self._stack[i:]
+                break
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def bars(self, container: str) -> list[dict]:
+        return [
+            a for tag, a, ids in self.elements
+            if tag == "rect" and "bar" in a.get("class", "").split() and container in ids
+        ]
+
+
+def _parse(html_text: str) -> _Dom:
+    dom = _Dom()
+    dom.feed(html_text)
+    return dom
+
+
+def _expected_bars(result) -> dict[str, int]:
+    attrs = result.attributes
+    metric_bars = sum(attrs[m].drop_nulls().len() for m in ("precision", "recall", "f1"))
+    shown = set(attrs["attribute"])
+    cells = Counter(
+        (r["attribute"], r["cell"]) for r in result.fields.iter_rows(named=True)
+        if r["cell"] is not None and r["attribute"] in shown
+    )
+    return {"attribute-chart": metric_bars, "rqs-histogram": 20, "confusion-chart": len(cells)}
+
+
+def _check_dom(dom: _Dom, result, worst: int = 10) -> None:
+    for container, n in _expected_bars(result).items():
+        assert len(dom.bars(container)) == n, container
+    hist = dom.bars("rqs-histogram")
+    assert sum(int(b["data-count"]) for b in hist) == result.documents["rqs"].drop_nulls().len()
+    # each F1 bar carries the attribute table's value
+    f1 = {b["data-label"]: float(b["data-value"]) for b in dom.bars("attribute-chart")
+          if b["data-series"] == "F1"}
+    want = dict(result.attributes.select("attribute", "f1").drop_nulls().iter_rows())
+    assert f1 == pytest.approx(want, abs=1e-5)
+    # worst documents: the lowest RQS, in order
+    shown = [a["data-doc-id"] for tag, a, _ in dom.elements if tag == "details"]
+    lowest = result.documents.sort(["rqs", "doc_id"]).head(worst)["doc_id"].to_list()
+    assert shown == lowest
+
+
+@pytest.fixture(scope="module")
+def sample_report(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("report")
+    results = run_a().write(tmp / "run")
+    return write_report(results, tmp / "report.html")
+
+
+def test_report_has_every_section_and_the_right_bars(sample_report):
+    text = sample_report.read_text(encoding="utf-8")
+    dom = _parse(text)
+    ids = {a.get("id") for _, a, _ in dom.elements}
+    assert {"summary", "attribute-chart", "rqs-histogram", "confusion-chart", "attribute-table",
+            "worst-documents", "parse-status", "error-counts"} <= ids
+    _check_dom(dom, run_a())
+    page = "".join(dom.text)
+    s = run_a().summary
+    assert f"{s['mean_rqs']:.3f}" in page and f"{s['pass_rate']:.1%}" in page
+
+
+def test_report_is_self_contained(sample_report):
+    text = sample_report.read_text(encoding="utf-8")
+    assert "<script" not in text.lower()
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//)""", text, re.I)
+    assert "@import" not in text and "url(" not in text
+    # the only URL is the SVG namespace, which is never fetched
+    assert set(re.findall(r"https?://[^\s\"'<>]+", text)) == {"http://www.w3.org/2000/svg"}
+
+
+def test_report_escapes_model_output():
+    gt = [{"doc_id": "x<1>", "name": "Acme", "note": "fine"}]
+    aio = [{"doc_id": "x<1>", "name": "<script>alert('pwned')</script>", "note": "fine"}]
+    text = render_report(evaluate(gt, aio), title="<b>run</b>")
+    assert "<script>" not in text
+    assert "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt;" in text
+    assert "<title>&lt;b&gt;run&lt;/b&gt;</title>" in text
+    assert 'data-doc-id="x&lt;1&gt;"' in text
+
+
+def test_charts_mark_undefined_values_instead_of_drawing_zero():
+    attrs = pl.DataFrame(
+        {"attribute": ["a", "b"], "precision": [None, 0.5], "recall": [0.0, 1.0], "f1": [None, 0.8]}
+    )
+    svg = attribute_chart_svg(attrs)
+    bars = [(a["data-label"], a["data-series"], float(a["data-value"]))
+            for t, a, _ in _parse(svg).elements if t == "rect" and a.get("class") == "bar"]
+    assert bars == [("b", "precision", 0.5), ("b", "recall", 1.0), ("b", "F1", 0.8),
+                    ("a", "recall", 0.0)]  # worst F1 first, undefined F1 last
+    assert svg.count(">n/a<") == 2
+    hist = histogram_svg([0.0, 0.05, 0.5, 1.0, None], bins=4)
+    counts = [int(a["data-count"]) for t, a, _ in _parse(hist).elements if t == "rect"]
+    assert counts == [2, 0, 1, 1]  # the last bin is closed; nulls are not counted
+
+
+def test_cli_report_writes_the_file(tmp_path):
+    results = run_a().write(tmp_path / "run")
+    proc = subprocess.run(
+        [sys.executable, "-m", "jsoneval_polars", "report", str(results), "--out",
+         str(tmp_path / "out" / "r.html"), "--worst", "3"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "report written to" in proc.stdout
+    dom = _parse((tmp_path / "out" / "r.html").read_text(encoding="utf-8"))
+    assert len([1 for t, _, _ in dom.elements if t == "details"]) == 3
+
+
+# --- in a real browser -------------------------------------------------------------------------
+
+
+def _chromium(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    cmd = [
+        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", f"--user-data-dir={tmp_path / 'chromium-profile'}", *args,
+    ]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
+    """Width, height and RGB(A) rows of an 8-bit RGB or RGBA PNG (what Chromium writes)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        (length,), kind = struct.unpack(">I", data[pos:pos + 4]), data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    width, height, depth, color, _, _, interlace = header
+    assert depth == 8 and color in (2, 6) and interlace == 0, header
+    bpp = 3 if color == 2 else 4
+    raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line[i] for i in range(stride) if i % bpp < 3))
+        prev = line
+    return width, height, rows
+
+
+def _rgb(hex_color: str) -> tuple[int, int, int]:
+    return tuple(int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+
+
+@needs_browser
+def test_chromium_parses_the_report_with_every_chart(sample_report, tmp_path):
+    proc = _chromium(tmp_path, "--dump-dom", sample_report.as_uri())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "<svg" in proc.stdout, proc.stderr[-2000:]
+    _check_dom(_parse(proc.stdout), run_a())
+
+
+@needs_browser
+def test_chromium_screenshot_shows_the_charts(sample_report, tmp_path):
+    shot = tmp_path / "report.png"
+    proc = _chromium(tmp_path, "--window-size=1200,2600", f"--screenshot={shot}",
+                     "--hide-scrollbars", sample_report.as_uri())
+    assert shot.is_file() and shot.stat().st_size > 0, proc.stderr[-2000:]
+    width, height, rows = _png_pixels(shot.read_bytes())
+    assert (width, height) == (1200, 2600)
+    pixels = Counter(row[i:i + 3] for row in rows for i in range(0, len(row), 3))
+    assert len(pixels) > 50, "the screenshot is blank"
+
+    def near(color: str, tol: int = 8) -> int:
+        want = _rgb(color)
+        close = (px for px in pixels if all(abs(p - w) <= tol for p, w in zip(px, want)))
+        return sum(pixels[px] for px in close)
+
+    # bars of every metric and of every cell drew real area (a 1200 x 2600 page holds the
+    # summary, the F1 chart, the histogram and the top of the confusion chart)
+    for color in (*METRIC_COLORS.values(), CELL_COLORS["TP"], CELL_COLORS["FP"]):
+        assert near(color) > 2000, color

@@ -56,6 +56,11 @@ def _add_score(sub) -> None:
     score.add_argument("--aio-field", help="AIO member holding the document or raw model text")
     score.add_argument("--json-column", help="JSON-text or struct column of a Parquet/Arrow input")
     score.add_argument("--safety", help="file with doc_id and safety columns (NDJSON/CSV/Parquet)")
+    score.add_argument(
+        "--semantic-scorer", choices=["lexical", "embedding"], default="lexical",
+        help="SEMANTIC scorer: lexical token-set (default) or a local sentence-embedding model",
+    )
+    score.add_argument("--semantic-cache", help="SQLite file caching semantic scores across runs")
     score.add_argument("--out", required=True, help="directory for the Parquet tables")
     score.add_argument("--strict", action="store_true", help="stop at the first bad record")
     score.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -141,10 +146,15 @@ def _score(args: argparse.Namespace) -> int:
         if id_field in table.columns and id_field != "doc_id":
             table = table.rename({id_field: "doc_id"})
         safety = table
+    from .scorers import CachedScorer, scorer_from_name
+
+    scorer = scorer_from_name(args.semantic_scorer)
+    if args.semantic_cache:
+        scorer = CachedScorer(scorer, args.semantic_cache)
     started = time.perf_counter()
     result = evaluate(
         gt, aio, config=config, id_field=args.id_field, content_field=(args.gt_field, args.aio_field),
-        json_column=args.json_column, safety=safety, strict=args.strict,
+        json_column=args.json_column, safety=safety, semantic_scorer=scorer, strict=args.strict,
     )
     out = result.write(args.out)
     seconds = time.perf_counter() - started

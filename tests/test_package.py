@@ -56,3 +56,17 @@ def test_sample_scores_from_the_command_line(tmp_path):
     assert re.search(r"read \d+ GT and \d+ AIO records; scored \d+ documents", proc.stdout)
     for name in ("documents", "fields", "attributes", "alignments", "errors"):
         assert (tmp_path / f"{name}.parquet").is_file()
+
+
+def test_score_with_semantic_cache_gives_the_same_result_twice(tmp_path):
+    cache = tmp_path / "scores.sqlite"
+    outs = []
+    for i in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-m", "jsoneval_polars", "score", "--sample", "--json",
+             "--semantic-cache", str(cache), "--out", str(tmp_path / f"o{i}")],
+            capture_output=True, text=True, timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+        outs.append(proc.stdout)
+    assert cache.is_file() and outs[0] == outs[1]

@@ -33,7 +33,11 @@ def _sample_path(name: str) -> Path:
 # Modules that add subcommands: each defines ``register(subparsers)``, which adds its parser
 # and sets ``func`` (args -> exit code) with ``set_defaults``. Engines they need (duckdb, a
 # browser) are imported inside ``func``, so ``jsoneval score`` stays light.
-COMMAND_MODULES: tuple[str, ...] = ("jsoneval_polars.commands", "jsoneval_polars.runs_cli")
+COMMAND_MODULES: tuple[str, ...] = (
+    "jsoneval_polars.commands",
+    "jsoneval_polars.runs_cli",
+    "jsoneval_polars.spark",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -235,11 +235,16 @@ def _order_metrics(matched: pl.DataFrame) -> pl.DataFrame:
 
 def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
     """Match list items, then render every leaf's final path (GT indices for matched items)."""
-    gt_members = gt.leaves.filter(pl.col("member").is_not_null()).select(
-        "item", "member", "kind", "text", "is_null"
-    )
-    aio_members = aio.leaves.filter(pl.col("member").is_not_null()).select(
-        "item", "member", "kind", "text", "is_null"
+    gt_members, aio_members = (
+        pl.concat(
+            [
+                side.leaves.filter(pl.col("member").is_not_null()).select(
+                    "item", "member", "kind", "text", "is_null"
+                ),
+                *([side.members] if side.members is not None else []),
+            ]
+        )
+        for side in (gt, aio)
     )
     max_depth = max(
         gt.items["depth"].max() or 0,  # type: ignore[operator]

@@ -66,7 +66,10 @@ def doc_attribute_counts(fields: pl.DataFrame, config: Config, docs: pl.Series) 
         pl.col("similarity").filter(scored).sum().alias("sum_similarity"),
     )
     if config.attributes:
-        wanted = pl.DataFrame({"attribute": [a for a in config.attributes if not _ignored(a, config)]})
+        wanted = pl.DataFrame(
+            {"attribute": [a for a in config.attributes if not _ignored(a, config)]},
+            schema={"attribute": pl.String},
+        )
         missing = (
             pl.DataFrame({"doc": docs.cast(pl.UInt32)})
             .join(wanted, how="cross")

@@ -117,11 +117,19 @@ def score_pairs(
 ) -> Result:
     errors = list(pairs.errors)
     clock = _Clock()
-    gt_flat = flatten(pairs.gt, empty_containers_are_null=config.empty_containers_are_null)
+    match_keys = {
+        name: [f.field for f in lc.match_fields]
+        for name, lc in config.lists.items()
+        if lc.match_fields
+    }
+    gt_flat = flatten(
+        pairs.gt, empty_containers_are_null=config.empty_containers_are_null, match_keys=match_keys
+    )
     aio_flat = flatten(
         pairs.aio,
         empty_containers_are_null=config.empty_containers_are_null,
         item_base=gt_flat.next_item,
+        match_keys=match_keys,
     )
     left_out = set()
     for pos, message in gt_flat.errors:

@@ -88,7 +88,7 @@ def score_fields(
 
     Needs columns bucket, strategy, gt_text, aio_text, gt_kind, aio_kind.
     """
-    scored = pl.col("bucket") == "both_non_null"
+    scored = (pl.col("bucket") == "both_non_null").fill_null(False)
     fields = fields.with_row_index("_row")
     need_fuzzy = fields.filter(scored & (pl.col("strategy") == Strategy.FUZZY.value))
     need_sem = fields.filter(scored & (pl.col("strategy") == Strategy.SEMANTIC.value))

@@ -67,7 +67,7 @@ def parse_number(text: pl.Expr, kind: pl.Expr) -> pl.Expr:
     return (
         pl.when(kind.is_in(["int", "float"]))
         .then(text.cast(pl.Float64, strict=False))
-        .when((kind == "string") & ok)
+        .when((kind == "string") & ok & value.is_finite())
         .then(value)
         .otherwise(None)
     )

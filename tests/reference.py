@@ -134,7 +134,7 @@ _NUMBER_BODY_RE = re.compile(r"[0-9.eE+-]+")
 
 def auto_strategy(value: Any, default_text_strategy: str) -> str:
     if isinstance(value, str):
-        s = value.strip()
+        s = canonical_text(value)  # DECISIONS 6: detection reads the canonical text
         if _ISO_RE.fullmatch(s) or _EMAIL_RE.fullmatch(s):
             return "EXACT"
         return default_text_strategy
@@ -523,10 +523,12 @@ def evaluate_document(doc: dict, cfg: dict, semantic_scorer) -> dict:
         seen = {leaf["attribute"] for leaf in flat.leaves.values()}
         strategies = cfg["field_strategies"]
         for attribute in configured:
-            ignored = (
-                strategies.get(attribute) == "IGNORE"
-                or strategies.get(_attribute_bare_name(attribute)) == "IGNORE"
-            )
+            # SPEC §4: an explicit entry for the attribute wins over one for its bare name, so
+            # ``{"v.name": "EXACT", "name": "IGNORE"}`` leaves v.name counted (TN when absent).
+            explicit = strategies.get(attribute)
+            if explicit is None:
+                explicit = strategies.get(_attribute_bare_name(attribute))
+            ignored = explicit == "IGNORE"
             if attribute not in seen and not ignored:
                 _add_cell(cells, attribute, "TN")
 

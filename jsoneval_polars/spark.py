@@ -1,0 +1,674 @@
+"""Apache Spark scale-out: score GT and AIO Spark DataFrames where they live (SPEC §7, §9).
+
+The single-machine engine runs unchanged on the workers; Spark only moves rows and adds counts::
+
+    GT rows ─┐ (doc_id, side, json, safety, row)
+             ├─ union ─ repartition(doc_id) ─ sortWithinPartitions(doc_id) ─ mapInArrow ─┐
+    AIO rows ┘                                                                          │
+       per chunk of whole documents: evaluate() on Polars frames  ◄─────────────────────┘
+       -> documents, fields, counts, alignments, errors rows (one tagged Arrow stream)
+    driver: counts ─ group_by(attribute).sum ─ rates.attribute_rates   (the engine's own code)
+            documents ─ sum / count ─ summary means, pass rate, status
+
+Every row of one ``doc_id`` lands in one partition, sorted together, so each engine call sees
+whole documents; a partition is scored in chunks of about ``chunk_rows`` input rows, which
+bounds a worker's memory however large the partition. Per-document results do not depend on the
+other documents of a chunk, and ``counts`` is additive, so any partitioning gives the same
+tables as :func:`jsoneval_polars.evaluate` on one machine (``tests/test_spark.py`` checks it
+on the conformance cases and on generated data).
+
+Spark sees no row order, so two things differ from a local run on files: ``line`` in the errors
+table is null, and of two rows sharing a ``doc_id`` on one side the first *in the input
+DataFrame's order* is kept (the other is an error row). pyspark is imported inside the
+functions only: ``import jsoneval_polars.spark`` stays light (the CLI imports it to register
+``spark-score``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .config import Config, parse_config
+from .counts import COUNT_COLUMNS
+from .ingest import InputError
+from .pipeline import Result, evaluate
+from .rates import attribute_rates, status_of
+from .rates import summary as summarize
+from .scorers import Scorer
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import DataFrame, SparkSession
+
+# --- declared schemas -----------------------------------------------------------------------
+# Spark needs the output schema before any worker runs. These mirror the engine's tables
+# (SPEC §7; tests/test_spark.py fails if the engine's columns or types drift from them); the
+# workers cast the engine's Arrow output to them (Polars emits large_string, Spark wants string).
+
+_TYPES = {
+    "string": pa.string(),
+    "double": pa.float64(),
+    "boolean": pa.bool_(),
+    "bigint": pa.int64(),
+    "int": pa.int32(),
+}
+_DDL = {v: k for k, v in _TYPES.items()}
+
+
+def _schema(spec: str) -> pa.Schema:
+    """``"name:type ..."`` with Spark SQL type names -> Arrow schema."""
+    pairs = (item.split(":") for item in spec.split())
+    return pa.schema([pa.field(name, _TYPES[kind]) for name, kind in pairs])
+
+
+DOCUMENTS_SCHEMA = _schema(
+    "doc_id:string completeness:double hallucination:double accuracy:double rqs:double "
+    "macro_f1:double passed:boolean n_gt_non_null:bigint n_both_non_null:bigint "
+    "n_aio_missing_or_null:bigint n_extra_keys:bigint n_gt_null_aio_has_value:bigint "
+    "n_total_distinct:bigint n_scored:bigint n_correct:bigint tp:bigint tn:bigint fp:bigint "
+    "fn:bigint safety:double gt_present:boolean aio_present:boolean aio_parse_status:string"
+)
+FIELDS_SCHEMA = _schema(
+    "doc_id:string path:string attribute:string gt_value:string aio_value:string "
+    "gt_kind:string aio_kind:string gt_present:boolean aio_present:boolean bucket:string "
+    "strategy:string similarity:double match:boolean cell:string"
+)
+COUNTS_SCHEMA = _schema(
+    "doc_id:string attribute:string "
+    + " ".join(f"{c}:bigint" for c in COUNT_COLUMNS)
+    + " sum_similarity:double"
+)
+ALIGNMENTS_SCHEMA = _schema(
+    "doc_id:string list_path:string gt_index:int aio_index:int similarity:double "
+    "order_correct:boolean order_score:double"
+)
+ERRORS_SCHEMA = _schema(
+    "source:string doc_id:string line:bigint error:string severity:string file:string"
+)
+ATTRIBUTES_SCHEMA = _schema(
+    "attribute:string tp:bigint tn:bigint fp:bigint fn:bigint support:bigint precision:double "
+    "recall:double f1:double accuracy:double mean_similarity:double n_scored:bigint "
+    "n_correct:bigint n_similarity:bigint sum_similarity:double"
+)
+# rows read per side, one row per partition: the summary's n_read_gt / n_read_aio
+_META_SCHEMA = _schema("n_read_gt:bigint n_read_aio:bigint")
+
+TABLE_SCHEMAS: dict[str, pa.Schema] = {
+    "documents": DOCUMENTS_SCHEMA,
+    "fields": FIELDS_SCHEMA,
+    "counts": COUNTS_SCHEMA,
+    "alignments": ALIGNMENTS_SCHEMA,
+    "errors": ERRORS_SCHEMA,
+    "meta": _META_SCHEMA,
+}
+# The workers emit one Arrow stream: a ``kind`` tag and one struct column per table, of which
+# only the tagged one is set. The driver splits it with filter + select after persisting it.
+_OUTPUT_SCHEMA = pa.schema(
+    [pa.field("kind", pa.string())]
+    + [pa.field(name, pa.struct(list(s))) for name, s in TABLE_SCHEMAS.items()]
+)
+# the driver's one aggregation: per-attribute count sums, and the summary's sums
+_TOTALS_SCHEMA = _schema(
+    "n_documents:bigint completeness:double hallucination:double accuracy:double rqs:double "
+    "n_passed:bigint n_gt_only:bigint n_aio_only:bigint n_error_rows:bigint n_errors:bigint "
+    "n_read_gt:bigint n_read_aio:bigint"
+)
+_SUMS_SCHEMA = pa.schema(
+    [pa.field("is_counts", pa.bool_()), *COUNTS_SCHEMA.remove(0), *_TOTALS_SCHEMA]
+)
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _ddl_type(t: pa.DataType) -> str:
+    if pa.types.is_struct(t):
+        return "struct<" + ", ".join(f"{_quote(f.name)}: {_ddl_type(f.type)}" for f in t) + ">"
+    return _DDL[t]
+
+
+def spark_ddl(schema: pa.Schema) -> str:
+    """Spark DDL (``"`a` string, `b` double"``) of one of the declared Arrow schemas."""
+    return ", ".join(f"{_quote(f.name)} {_ddl_type(f.type)}" for f in schema)
+
+
+# --- worker side ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _PartitionScorer:
+    """The function given to ``mapInArrow`` (pickled to the workers with its settings).
+
+    Input batches hold (doc_id, side, json, safety, row) sorted by doc_id; output batches
+    follow ``_OUTPUT_SCHEMA``.
+    """
+
+    config: Config
+    id_field: str
+    null_messages: tuple[tuple[str, str], ...]  # side -> error for a null JSON cell
+    has_safety: bool
+    semantic_scorer: Scorer | str | None
+    strict: bool
+    chunk_rows: int
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        pending: list[pa.RecordBatch] = []
+        n_pending = 0
+        n_read = {"gt": 0, "aio": 0}
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            pending.append(batch)
+            n_pending += batch.num_rows
+            if n_pending < self.chunk_rows:
+                continue
+            ready, rest = _split_before_last_id(pa.Table.from_batches(pending))
+            if ready.num_rows:  # else one doc_id fills the chunk: keep reading
+                yield from self._score_chunk(ready, n_read)
+                pending, n_pending = rest.to_batches(), rest.num_rows
+        if n_pending:
+            yield from self._score_chunk(pa.Table.from_batches(pending), n_read)
+        if n_read["gt"] or n_read["aio"]:
+            meta = pl.DataFrame({"n_read_gt": [n_read["gt"]], "n_read_aio": [n_read["aio"]]})
+            yield _tagged("meta", meta)
+
+    def _score_chunk(self, chunk: pa.Table, n_read: dict[str, int]) -> Iterator[pa.RecordBatch]:
+        rows = pl.from_arrow(chunk).sort("row")
+        for side, n in rows.group_by("side").len().iter_rows():
+            n_read[side] += n
+        usable, errors = self._screen(rows)
+        if usable.height:
+            gt, aio = (
+                usable.filter(pl.col("side") == side).select("doc_id", "json")
+                for side in ("gt", "aio")
+            )
+            safety = None
+            if self.has_safety:
+                known = usable.filter(pl.col("safety").is_not_null())
+                safety = dict(zip(known["doc_id"], known["safety"], strict=True))
+            r = evaluate(
+                gt, aio, config=self.config, id_field="doc_id", json_column="json",
+                safety=safety, semantic_scorer=self.semantic_scorer, strict=self.strict,
+            )
+            # a row position inside one chunk means nothing to the user: line is null
+            errors = pl.concat(
+                [errors, r.errors.with_columns(pl.lit(None, pl.Int64).alias("line"))],
+                how="vertical_relaxed",
+            )
+            for kind in ("documents", "fields", "counts", "alignments"):
+                frame = getattr(r, kind)
+                if frame.height:
+                    yield _tagged(kind, frame)
+        if errors.height:
+            yield _tagged("errors", errors)
+
+    def _screen(self, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """Rows the engine can pair by id, and error rows for the rest (SPEC §9): a null id, a
+        null JSON cell, a doc_id repeated on one side (the first row in input order is kept).
+
+        These are decided here, not by the engine, because a chunk may hold one side only,
+        where the engine would pair by position.
+        """
+        null_messages = dict(self.null_messages)
+        no_id = pl.col("doc_id").is_null()
+        no_json = pl.col("json").is_null()
+        # the first row with JSON is kept, as the engine keeps the first record it reads
+        first = pl.when(~no_json).then(pl.col("row")).min().over("side", "doc_id")
+        repeated = pl.col("row") != first
+        bad = rows.with_columns(
+            pl.when(no_id)
+            .then(pl.lit(f"record has no '{self.id_field}'"))
+            .when(no_json)
+            .then(pl.col("side").replace_strict(null_messages, return_dtype=pl.String))
+            .when(repeated)
+            .then(
+                pl.format(
+                    "duplicate {} '{}' (an earlier row has it); left out",
+                    pl.lit(self.id_field),
+                    pl.col("doc_id"),
+                )
+            )
+            .alias("error")
+        )
+        errors = bad.filter(pl.col("error").is_not_null()).select(
+            pl.col("side").alias("source"),
+            "doc_id",
+            pl.lit(None, pl.Int64).alias("line"),
+            "error",
+            pl.lit("error").alias("severity"),
+            pl.lit(None, pl.String).alias("file"),
+        )
+        if self.strict and errors.height:
+            first = errors.row(0, named=True)
+            raise InputError(f"{first['source']} (doc_id {first['doc_id']!r}): {first['error']}")
+        return bad.filter(pl.col("error").is_null()), errors
+
+
+def _split_before_last_id(table: pa.Table) -> tuple[pa.Table, pa.Table]:
+    """(rows before the last doc_id's run, that run): rows are sorted by doc_id, so every
+    doc_id in the first part is complete. Null ids sort first, so a null last id means that
+    every row has a null id, and all are ready."""
+    ids = table.column("doc_id")
+    last = ids[table.num_rows - 1]
+    if not last.is_valid:
+        return table, table.slice(0, 0)
+    cut = table.num_rows - pc.sum(pc.equal(ids, last)).as_py()
+    return table.slice(0, cut), table.slice(cut)
+
+
+def _tagged(kind: str, frame: pl.DataFrame) -> pa.RecordBatch:
+    """One output batch: ``kind``, the struct column of that table, nulls for the others."""
+    schema = TABLE_SCHEMAS[kind]
+    arrow = frame.select(schema.names).to_arrow().cast(schema)
+    n = arrow.num_rows
+    columns = []
+    for field in _OUTPUT_SCHEMA:
+        if field.name == "kind":
+            columns.append(pa.array([kind] * n, pa.string()))
+        elif field.name == kind:
+            children = [column.combine_chunks() for column in arrow.columns]
+            columns.append(pa.StructArray.from_arrays(children, fields=list(schema)))
+        else:
+            columns.append(pa.nulls(n, field.type))
+    return pa.RecordBatch.from_arrays(columns, schema=_OUTPUT_SCHEMA)
+
+
+# --- driver side ----------------------------------------------------------------------------
+
+
+@dataclass
+class SparkResult:
+    """The result tables of :func:`evaluate_spark`.
+
+    ``documents``, ``fields``, ``counts``, ``alignments`` and ``errors`` are Spark DataFrames
+    over one persisted scoring pass (call :meth:`unpersist` when done); ``attributes`` is the
+    small per-attribute table as Polars (``attributes_spark`` is the same as a Spark
+    DataFrame); ``summary`` holds the keys of :attr:`jsoneval_polars.Result.summary`.
+    """
+
+    documents: DataFrame
+    fields: DataFrame
+    counts: DataFrame
+    alignments: DataFrame
+    errors: DataFrame
+    attributes: pl.DataFrame
+    attributes_spark: DataFrame
+    summary: dict[str, Any]
+    scored: DataFrame  # the persisted tagged stream the tables are selected from
+
+    def unpersist(self) -> None:
+        self.scored.unpersist()
+
+    def to_polars(self) -> Result:
+        """The whole result on the driver as a local :class:`jsoneval_polars.Result` (one
+        Spark job). Only for results that fit in the driver's memory."""
+        stream = pl.from_arrow(self.scored.toArrow().cast(_OUTPUT_SCHEMA))
+        tables = {
+            kind: stream.filter(pl.col("kind") == kind).select(pl.col(kind).struct.unnest())
+            for kind in ("documents", "fields", "counts", "alignments", "errors")
+        }
+        return Result(**tables, attributes=self.attributes, summary=dict(self.summary))
+
+    def write(self, out: str, *, mode: str = "overwrite") -> None:
+        """Write each table as Parquet under ``out`` (``out/documents``, ... , one directory
+        of part files per table, on any file system Spark can write) and the summary as a
+        one-line JSON text file in ``out/summary``."""
+        base = out.rstrip("/")
+        for name in ("documents", "fields", "attributes_spark", "alignments", "errors", "counts"):
+            table = getattr(self, name)
+            table.write.mode(mode).parquet(f"{base}/{name.removesuffix('_spark')}")
+        spark = self.documents.sparkSession
+        line = spark.createDataFrame([(json.dumps(self.summary),)], "value string")
+        line.coalesce(1).write.mode(mode).text(f"{base}/summary")
+
+
+def evaluate_spark(
+    gt: DataFrame,
+    aio: DataFrame | None = None,
+    *,
+    config: Config | dict | None = None,
+    id_field: str | None = None,
+    json_column: str | tuple[str, str] | None = None,
+    safety_column: str | None = None,
+    num_partitions: int | None = None,
+    chunk_rows: int = 20_000,
+    semantic_scorer: Scorer | str | None = None,
+    strict: bool = False,
+) -> SparkResult:
+    """Score AI output against ground truth held in Spark DataFrames.
+
+    ``gt`` and ``aio`` each have an id column (``id_field``, default the config's ``id_field``,
+    ``doc_id``) and a column of JSON text (``json_column``, default ``"json"``; a
+    ``(gt_column, aio_column)`` pair when the names differ). With ``aio=None``, ``gt`` is one
+    pairs DataFrame with columns ``json_column`` (default ``("gt", "aio")``); there a null GT
+    or AIO cell means the document is absent on that side. ``safety_column`` names a numeric
+    column of ``gt`` (or the pairs frame) with the per-document safety score; null means 1.0.
+
+    The documents are co-partitioned by id into ``num_partitions`` partitions (default
+    ``spark.sql.shuffle.partitions``) and scored in chunks of about ``chunk_rows`` input rows
+    by :func:`jsoneval_polars.evaluate` on the workers. ``config`` is validated here, before
+    any Spark job; ``semantic_scorer`` must be picklable (it runs on the workers).
+
+    One Spark job runs here: the scoring pass, persisted (call :meth:`SparkResult.unpersist`
+    when done), with the per-attribute sums of ``counts`` and the summary's sums. Reading the
+    result tables afterwards reads the persisted pass; nothing is scored twice.
+
+    >>> res = evaluate_spark(gt_df, aio_df, config=config)  # doctest: +SKIP
+    >>> res.summary["mean_rqs"], res.documents.count()  # doctest: +SKIP
+    """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    cfg = parse_config(config)
+    id_field = id_field or cfg.id_field
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
+    if num_partitions is not None and num_partitions < 1:
+        raise ValueError(f"num_partitions must be >= 1; got {num_partitions}")
+    if aio is None:
+        gt_col, aio_col = _two_names(json_column, ("gt", "aio"))
+        _check_columns(gt, "pairs", id_field, [gt_col, aio_col], safety_column)
+        rows = _pairs_rows(gt, id_field, gt_col, aio_col, safety_column)
+        null_messages = (("gt", f"both '{gt_col}' and '{aio_col}' are null"),
+                         ("aio", f"column '{aio_col}' is null"))
+    else:
+        gt_col, aio_col = _two_names(json_column, ("json", "json"))
+        _check_columns(gt, "gt", id_field, [gt_col], safety_column)
+        _check_columns(aio, "aio", id_field, [aio_col], None)
+        rows = _side_rows(gt, "gt", id_field, gt_col, safety_column).unionByName(
+            _side_rows(aio, "aio", id_field, aio_col, None)
+        )
+        null_messages = (("gt", f"column '{gt_col}' is null"),
+                         ("aio", f"column '{aio_col}' is null"))
+
+    scorer = _PartitionScorer(
+        config=cfg, id_field=id_field, null_messages=null_messages,
+        has_safety=safety_column is not None, semantic_scorer=semantic_scorer, strict=strict,
+        chunk_rows=chunk_rows,
+    )
+    if num_partitions:
+        rows = rows.repartition(num_partitions, "doc_id")
+    else:
+        rows = rows.repartition("doc_id")
+    scored = (
+        rows.sortWithinPartitions("doc_id", "side", "row")
+        .mapInArrow(scorer, spark_ddl(_OUTPUT_SCHEMA))
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    tables = {
+        kind: scored.where(F.col("kind") == kind).select(f"{kind}.*")
+        for kind in ("documents", "fields", "counts", "alignments", "errors")
+    }
+
+    # one job: the scoring pass (persisted), with one group per attribute summing the
+    # additive counts and one group (attribute null) with the sums the summary needs
+    def d(column: str):
+        return F.col(f"documents.{column}")
+
+    kind = F.col("kind")
+    sums = _to_polars(
+        scored.groupBy((kind == "counts").alias("is_counts"), F.col("counts.attribute"))
+        .agg(
+            *[F.sum(f"counts.{c}").alias(c) for c in (*COUNT_COLUMNS, "sum_similarity")],
+            F.count(F.when(kind == "documents", 1)).alias("n_documents"),
+            *[F.sum(d(c)).alias(c) for c in ("completeness", "hallucination", "accuracy", "rqs")],
+            F.count(F.when(d("passed"), 1)).alias("n_passed"),
+            F.count(F.when(~d("aio_present"), 1)).alias("n_gt_only"),
+            F.count(F.when(~d("gt_present"), 1)).alias("n_aio_only"),
+            F.count(F.when(kind == "errors", 1)).alias("n_error_rows"),
+            F.count(F.when(F.col("errors.severity") == "error", 1)).alias("n_errors"),
+            F.sum("meta.n_read_gt").alias("n_read_gt"),
+            F.sum("meta.n_read_aio").alias("n_read_aio"),
+        ),
+        _SUMS_SCHEMA,
+    )
+    # the per-attribute table from the summed counts by the engine's own code
+    attributes = attribute_rates(
+        sums.filter(pl.col("is_counts")).select(COUNTS_SCHEMA.names[1:])
+    )
+    totals = sums.filter(~pl.col("is_counts")).select(_TOTALS_SCHEMA.names)
+    if totals.height == 0:  # no input rows at all
+        totals = pl.DataFrame([dict.fromkeys(_TOTALS_SCHEMA.names, 0)], schema=totals.schema)
+    spark = rows.sparkSession
+    attributes_spark = spark.createDataFrame(
+        attributes.to_arrow().cast(ATTRIBUTES_SCHEMA), schema=spark_ddl(ATTRIBUTES_SCHEMA)
+    )
+    return SparkResult(
+        **tables,
+        attributes=attributes,
+        attributes_spark=attributes_spark,
+        summary=_summary(totals.row(0, named=True), attributes),
+        scored=scored,
+    )
+
+
+def _summary(totals: dict[str, Any], attributes: pl.DataFrame) -> dict[str, Any]:
+    """The local engine's summary keys, from Spark sums: means as sum / n (the same value as
+    a local mean up to summation order, far inside 1e-9), pass rate as an exact integer ratio,
+    and macro/micro F1 from :func:`rates.summary` itself on the attribute table."""
+    n = totals["n_documents"]
+    empty = pl.DataFrame(schema={c: pl.Float64 for c in
+                                 ("completeness", "hallucination", "accuracy", "rqs", "passed")})
+    base = summarize(empty, attributes, totals["n_errors"])
+    mean = (lambda c: float(totals[c]) / n) if n else (lambda c: None)
+    pass_rate = totals["n_passed"] / n if n else None
+    return {
+        **base,
+        "n_documents": n,
+        "mean_completeness": mean("completeness"),
+        "mean_hallucination": mean("hallucination"),
+        "mean_accuracy": mean("accuracy"),
+        "mean_rqs": mean("rqs"),
+        "pass_rate": pass_rate,
+        "status": status_of(pass_rate),
+        "n_errors": totals["n_errors"],
+        "n_read_gt": totals["n_read_gt"] or 0,
+        "n_read_aio": totals["n_read_aio"] or 0,
+        "n_gt_only": totals["n_gt_only"],
+        "n_aio_only": totals["n_aio_only"],
+        "n_warnings": totals["n_error_rows"] - totals["n_errors"],
+    }
+
+
+def _to_polars(df: DataFrame, schema: pa.Schema) -> pl.DataFrame:
+    """A small Spark result on the driver as Polars, with the declared column types."""
+    table = df.toArrow()
+    if table.num_rows == 0:
+        table = schema.empty_table()
+    return pl.from_arrow(table.select(schema.names).cast(schema))
+
+
+def _two_names(json_column, default: tuple[str, str]) -> tuple[str, str]:
+    if json_column is None:
+        return default
+    if isinstance(json_column, str):
+        return json_column, json_column
+    gt_col, aio_col = json_column
+    return gt_col, aio_col
+
+
+def _check_columns(df, what: str, id_field: str, json_columns: list[str], safety: str | None):
+    """Fail on the driver, before any job, naming the column and what the frame has."""
+    from pyspark.sql.types import NumericType, StringType
+
+    types = {f.name: f.dataType for f in df.schema.fields}
+    for name, role in [(id_field, "id"), *[(c, "JSON") for c in json_columns]] + (
+        [(safety, "safety")] if safety else []
+    ):
+        if name not in types:
+            raise InputError(
+                f"{what} DataFrame has no {role} column '{name}'; columns: {sorted(types)}"
+            )
+    for name in json_columns:
+        if not isinstance(types[name], StringType):
+            raise InputError(
+                f"{what} column '{name}' must hold JSON text (string); got "
+                f"{types[name].simpleString()} (convert with pyspark.sql.functions.to_json, "
+                "option ignoreNullFields=false to keep null members)"
+            )
+    if safety and not isinstance(types[safety], NumericType):
+        raise InputError(
+            f"{what} column '{safety}' must be numeric; got {types[safety].simpleString()}"
+        )
+
+
+def _side_rows(df, side: str, id_field: str, json_col: str, safety: str | None):
+    from pyspark.sql import functions as F
+
+    return df.select(
+        F.col(_quote(id_field)).cast("string").alias("doc_id"),
+        F.lit(side).alias("side"),
+        F.col(_quote(json_col)).alias("json"),
+        (F.col(_quote(safety)) if safety else F.lit(None)).cast("double").alias("safety"),
+        F.monotonically_increasing_id().alias("row"),
+    )
+
+
+def _pairs_rows(df, id_field: str, gt_col: str, aio_col: str, safety: str | None):
+    """GT and AIO rows of a pairs frame: a null cell is an absent document; a row with both
+    null becomes one GT row with null JSON (an error row: nothing is lost)."""
+    from pyspark.sql import functions as F
+
+    base = df.select(
+        F.col(_quote(id_field)).cast("string").alias("doc_id"),
+        F.col(_quote(gt_col)).alias("gt"),
+        F.col(_quote(aio_col)).alias("aio"),
+        (F.col(_quote(safety)) if safety else F.lit(None)).cast("double").alias("safety"),
+        F.monotonically_increasing_id().alias("row"),
+    )
+    gt = base.where(F.col("gt").isNotNull() | F.col("aio").isNull()).select(
+        "doc_id", F.lit("gt").alias("side"), F.col("gt").alias("json"), "safety", "row"
+    )
+    aio = base.where(F.col("aio").isNotNull()).select(
+        "doc_id", F.lit("aio").alias("side"), F.col("aio").alias("json"), "safety", "row"
+    )
+    return gt.unionByName(aio)
+
+
+# --- command line ---------------------------------------------------------------------------
+
+
+def register(subparsers) -> None:
+    """Add ``jsoneval spark-score`` (for ``cli.COMMAND_MODULES``); pyspark loads on use."""
+    p = subparsers.add_parser(
+        "spark-score",
+        help="score GT/AIO tables with Apache Spark and write the result tables",
+        description="Score with Apache Spark. An input is a path (Parquet, ORC, or NDJSON "
+        "whose records hold an id and a JSON-text member) or table:NAME for a catalog table.",
+    )
+    _add_spark_arguments(p)
+    p.set_defaults(func=_spark_score)
+
+
+def _add_spark_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gt", help="ground truth: path or table:NAME (id + JSON-text column)")
+    p.add_argument("--aio", help="AI output: path or table:NAME (id + JSON-text column)")
+    p.add_argument("--pairs", help="instead of --gt/--aio: one table with id, GT and AIO columns")
+    p.add_argument("--format", help="input format for paths: parquet, orc, json (NDJSON), ... "
+                   "(default: from the suffix, else parquet)")
+    p.add_argument("--config", help="config file (JSON, YAML or TOML; SPEC §11)")
+    p.add_argument("--id-field", help="id column (default: the config's id_field, doc_id)")
+    p.add_argument("--json-column", help="JSON-text column of --gt/--aio (default: json)")
+    p.add_argument("--gt-column", help="GT JSON-text column (default: json, or gt with --pairs)")
+    p.add_argument("--aio-column", help="AIO JSON-text column (default: json, or aio with --pairs)")
+    p.add_argument("--safety-column", help="numeric safety column of --gt or --pairs")
+    p.add_argument(
+        "--partitions", type=int, help="partitions (default: spark.sql.shuffle.partitions)"
+    )
+    p.add_argument("--chunk-rows", type=int, default=20_000, help="input rows per engine call")
+    p.add_argument("--master", help="Spark master when not run by spark-submit (e.g. local[4])")
+    p.add_argument("--out", required=True, help="output directory (any path Spark can write)")
+    p.add_argument("--strict", action="store_true", help="fail on the first bad record")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+
+
+_FORMATS = {".parquet": "parquet", ".orc": "orc", ".ndjson": "json", ".jsonl": "json",
+            ".json": "json"}
+
+
+def _read_source(spark: SparkSession, source: str, fmt: str | None) -> DataFrame:
+    if source.startswith("table:"):
+        return spark.table(source.removeprefix("table:"))
+    fmt = fmt or _FORMATS.get(Path(source.rstrip("/")).suffix.lower(), "parquet")
+    return spark.read.format(fmt).load(source)
+
+
+def _spark_score(args: argparse.Namespace) -> int:
+    import time
+
+    from pyspark.sql import SparkSession
+
+    from .cli import render_summary
+    from .config import load_config
+
+    if args.pairs and (args.gt or args.aio):
+        print("jsoneval spark-score: error: give --pairs, or --gt and --aio", file=sys.stderr)
+        return 2
+    if not args.pairs and not (args.gt and args.aio):
+        print("jsoneval spark-score: error: give --gt and --aio, or --pairs", file=sys.stderr)
+        return 2
+    builder = SparkSession.builder.appName("jsoneval spark-score")
+    if args.master:
+        builder = builder.master(args.master)
+    spark = builder.getOrCreate()
+    config = load_config(args.config) if args.config else parse_config(None)
+    default = ("gt", "aio") if args.pairs else (args.json_column or "json",) * 2
+    columns = (args.gt_column or default[0], args.aio_column or default[1])
+    started = time.perf_counter()
+    if args.pairs:
+        gt, aio = _read_source(spark, args.pairs, args.format), None
+    else:
+        gt = _read_source(spark, args.gt, args.format)
+        aio = _read_source(spark, args.aio, args.format)
+    result = evaluate_spark(
+        gt, aio, config=config, id_field=args.id_field, json_column=columns,
+        safety_column=args.safety_column, num_partitions=args.partitions,
+        chunk_rows=args.chunk_rows, strict=args.strict,
+    )
+    result.write(args.out)
+    result.unpersist()
+    if args.json:
+        print(json.dumps(result.summary))
+    elif not args.quiet:
+        print(render_summary(result, time.perf_counter() - started))
+        print(f"tables written to {args.out.rstrip('/')}/")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m jsoneval_polars.spark --gt ... --aio ... --out ...`` (the spark-score
+    options), for when the subcommand is not registered or under ``spark-submit``."""
+    from .config import ConfigError
+
+    parser = argparse.ArgumentParser(
+        prog="python -m jsoneval_polars.spark", description="jsoneval spark-score"
+    )
+    _add_spark_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return _spark_score(args)
+    except ConfigError as exc:
+        print(f"jsoneval: config error: {exc}", file=sys.stderr)
+        return 2
+    except InputError as exc:
+        print(f"jsoneval: input error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    # run the package's copy of this module, so that the function shipped to the workers is
+    # pickled by reference to jsoneval_polars.spark, not by value from __main__
+    from jsoneval_polars.spark import main as _main
+
+    raise SystemExit(_main())

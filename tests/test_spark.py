@@ -1,0 +1,405 @@
+"""The Spark scale-out equals the single-machine engine (jsoneval_polars.spark).
+
+Every test runs on one real local Spark session (``local[2]``, created once per test run):
+the shared conformance cases, generated invoice data scored in 1 and 4 partitions (and in
+small chunks), bad input, the pairs-frame form, argument checks and the command line.
+Counts and strings must be equal; floats within 1e-9 (SPEC §12).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pytest
+from conformance import CASE_FILES, assert_matches_case, load_case, tables_as_dict
+from polars.testing import assert_frame_equal
+
+pytest.importorskip(
+    "pyspark", reason="pyspark is not installed: pip install -e '.[spark]' to run the Spark tests"
+)
+
+from jsoneval_polars import ConfigError, InputError, evaluate
+from jsoneval_polars.spark import TABLE_SCHEMAS, evaluate_spark, spark_ddl
+
+ROOT = Path(__file__).resolve().parents[1]
+TOL = 1e-9
+SPARK_TABLES = ("documents", "fields", "counts", "alignments", "errors")
+SORT_KEYS = {
+    "documents": ["doc_id"],
+    "fields": ["doc_id", "path"],
+    "counts": ["doc_id", "attribute"],
+    "alignments": ["doc_id", "list_path", "gt_index", "aio_index"],
+    "errors": ["source", "doc_id", "error"],
+}
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for the whole test run (getOrCreate: shared with any other
+    module that asks for one). Small Arrow batches, so partitions arrive in several batches."""
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("jsoneval-tests")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "256")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _frame(records: list[tuple[str | None, str | None]], safety=None) -> pl.DataFrame:
+    data = {
+        "doc_id": pl.Series([r[0] for r in records], dtype=pl.String),
+        "json": pl.Series([r[1] for r in records], dtype=pl.String),
+    }
+    if safety is not None:
+        data["safety"] = pl.Series(safety, dtype=pl.Float64)
+    return pl.DataFrame(data)
+
+
+def _to_spark(spark, frame: pl.DataFrame):
+    return spark.createDataFrame(frame.to_arrow())
+
+
+def _collect(df) -> pl.DataFrame:
+    return pl.from_arrow(df.toArrow())
+
+
+def _spark_tables(res) -> dict[str, pl.DataFrame]:
+    """The result's tables on the driver, from one Spark job (``SparkResult.to_polars``)."""
+    local = res.to_polars()
+    return {name: getattr(local, name) for name in (*SPARK_TABLES, "attributes")}
+
+
+def _assert_same(actual: pl.DataFrame, expected: pl.DataFrame, key: list[str], what: str):
+    """Same columns and dtypes, same rows in key order; floats within 1e-9, the rest equal."""
+    assert actual.columns == expected.columns, what
+    try:
+        assert_frame_equal(
+            actual.sort(key, nulls_last=True),
+            expected.sort(key, nulls_last=True),
+            check_exact=False,
+            rel_tol=0,
+            abs_tol=TOL,
+        )
+    except AssertionError as exc:
+        raise AssertionError(f"{what}: {exc}") from None
+
+
+def _assert_summary(actual: dict, expected: dict):
+    assert actual.keys() == expected.keys()
+    for key, want in expected.items():
+        got = actual[key]
+        if isinstance(want, float) and not isinstance(want, bool):
+            assert isinstance(got, float) and abs(got - want) <= TOL, (key, got, want)
+        else:
+            assert got == want, (key, got, want)
+
+
+def _assert_equals_local(res, local):
+    """Every table of a Spark result equals the local engine's (errors without ``line``)."""
+    tables = _spark_tables(res)
+    for name in SPARK_TABLES:
+        expected = getattr(local, name)
+        if name == "errors":
+            expected = expected.with_columns(pl.lit(None, pl.Int64).alias("line"))
+        _assert_same(tables[name], expected, SORT_KEYS[name], name)
+    _assert_same(tables["attributes"], local.attributes, ["attribute"], "attributes")
+    _assert_summary(res.summary, local.summary)
+
+
+def _case_frames(case: dict) -> tuple[pl.DataFrame, pl.DataFrame]:
+    docs = case["documents"]
+    safety = [d.get("safety") for d in docs] if any("safety" in d for d in docs) else None
+    gt = _frame([(d["doc_id"], json.dumps(d["gt"])) for d in docs], safety)
+    aio = _frame([(d["doc_id"], json.dumps(d["aio"])) for d in docs])
+    return gt, aio
+
+
+def _generated(n: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from generate import generate_pairs
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+    def strip(doc: dict) -> str:
+        return json.dumps({k: v for k, v in doc.items() if k != "doc_id"})
+
+    pairs = list(generate_pairs(n, seed))
+    gt = _frame([(g["doc_id"], strip(g)) for g, _ in pairs])
+    aio = _frame([(a["doc_id"], strip(a)) for _, a in pairs])
+    return gt, aio
+
+
+# --- tests ------------------------------------------------------------------------------------
+
+
+def test_declared_schemas_are_the_engines():
+    """The schemas Spark is given are the engine's columns and types (large_string = string)."""
+    gt, aio = _generated(20, seed=3)
+    local = evaluate(gt, aio, json_column="json")
+    for name in SPARK_TABLES:
+        arrow = getattr(local, name).to_arrow().schema
+        got = [(f.name, str(f.type).replace("large_string", "string")) for f in arrow]
+        want = [(f.name, str(f.type)) for f in TABLE_SCHEMAS[name]]
+        assert got == want, name
+
+
+def test_import_does_not_load_pyspark():
+    code = "import sys, jsoneval_polars.spark; print('pyspark' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])
+def test_conformance_case(spark, path):
+    """Each shared case: the SPEC's expected values, and every table equal to the local run."""
+    case = load_case(path)
+    gt, aio = _case_frames(case)
+    safety = "safety" if "safety" in gt.columns else None
+    res = evaluate_spark(
+        _to_spark(spark, gt), _to_spark(spark, aio), config=case["config"],
+        safety_column=safety, num_partitions=2,
+    )
+    try:
+        tables = _spark_tables(res)
+        assert_matches_case(
+            tables_as_dict(
+                tables["documents"], tables["attributes"], res.summary, tables["alignments"],
+                tables["fields"],
+            ),
+            case["expected"],
+        )
+        local = evaluate(
+            gt.drop("safety", strict=False), aio, config=case["config"], json_column="json",
+            safety=gt.select("doc_id", "safety").drop_nulls() if safety else None,
+        )
+        _assert_equals_local(res, local)
+    finally:
+        res.unpersist()
+
+
+@pytest.fixture(scope="module")
+def generated():
+    gt, aio = _generated(2000, seed=11)
+    config = {
+        "default_text_strategy": "FUZZY",
+        "field_strategies": {
+            "subtotal": "NUMERIC", "tax": "NUMERIC", "total": "NUMERIC", "amount": "NUMERIC",
+            "unit_price": "NUMERIC", "notes": "SEMANTIC",
+        },
+        "lists": {"line_items": {"match_fields": ["description"], "threshold": 0.7}},
+    }
+    return gt, aio, config, evaluate(gt, aio, config=config, json_column="json")
+
+
+@pytest.mark.parametrize(
+    ("partitions", "chunk_rows"),
+    [(1, 20_000), (4, 150)],
+    ids=["1-partition", "4-partitions-chunked"],
+)
+def test_generated_data_equals_local(spark, generated, partitions, chunk_rows):
+    """2,000 generated pairs: one partition and one engine call, or four partitions scored in
+    chunks of ~150 rows (several Arrow batches each): the same tables as one local run."""
+    gt, aio, config, local = generated
+    res = evaluate_spark(
+        _to_spark(spark, gt), _to_spark(spark, aio), config=config,
+        num_partitions=partitions, chunk_rows=chunk_rows,
+    )
+    try:
+        assert res.documents.rdd.getNumPartitions() == partitions
+        _assert_equals_local(res, local)
+    finally:
+        res.unpersist()
+
+
+BAD_GT = [
+    ("ok", '{"a": "x", "n": 1}'),
+    ("gt-only", '{"a": "y"}'),
+    ("broken", '{"a": '),  # not JSON
+    ("array", "[1, 2]"),  # GT root not an object; its AIO is left out too
+    ("twice", '{"a": "first"}'),
+    ("twice", '{"a": "second"}'),  # duplicate doc_id: left out
+    (None, '{"a": "no id"}'),  # no id
+    ("nulljson", None),  # null JSON cell
+    ("dupkey", '{"a": "x", "a": "z"}'),  # duplicate key: warning, last wins
+    ("fenced", '{"a": "x", "b": 2}'),
+]
+BAD_AIO = [
+    ("ok", '{"a": "x", "n": 1.0, "extra": true}'),
+    ("aio-only", '{"a": "q"}'),
+    ("array", '{"a": 1}'),
+    ("twice", '{"a": "first"}'),
+    ("dupkey", '{"a": "x"}'),
+    ("fenced", 'Here it is:\n```json\n{"a": "x", "b": 2}\n```'),  # SPEC §8 extraction
+    ("broken", "not json at all"),
+    ("aio-dup", '{"a": 1}'),
+    ("aio-dup", '{"a": 2}'),
+]
+
+
+def _error_keys(errors: pl.DataFrame) -> list[tuple]:
+    """(source, doc_id, severity, reason) with the local run's "(first on line N)" left out:
+    Spark knows no line numbers."""
+    return sorted(
+        (r["source"], r["doc_id"] or "", r["severity"], r["error"].split(" (")[0])
+        for r in errors.iter_rows(named=True)
+    )
+
+
+def test_bad_input_is_reported_not_lost(spark):
+    """Bad rows become error rows (SPEC §9); the scored documents and the counts equal the
+    local engine's, and every input row is accounted for."""
+    gt, aio = _frame(BAD_GT), _frame(BAD_AIO)
+    local = evaluate(gt, aio, json_column="json")
+    res = evaluate_spark(_to_spark(spark, gt), _to_spark(spark, aio), num_partitions=3)
+    try:
+        tables = _spark_tables(res)
+        for name in ("documents", "fields", "counts", "alignments"):
+            _assert_same(tables[name], getattr(local, name), SORT_KEYS[name], name)
+        _assert_same(tables["attributes"], local.attributes, ["attribute"], "attributes")
+        _assert_summary(res.summary, local.summary)
+        assert _error_keys(tables["errors"]) == _error_keys(local.errors)
+        assert tables["errors"]["line"].null_count() == tables["errors"].height
+        docs = tables["documents"].sort("doc_id")
+        assert docs.filter(pl.col("doc_id") == "fenced")["aio_parse_status"].item() == "code_block"
+        for name in SPARK_TABLES:  # the public DataFrames: declared schemas, same rows
+            got = [(f.name, f.dataType.simpleString()) for f in getattr(res, name).schema]
+            assert got == [(f.name, spark_ddl(pa.schema([f])).split(" ", 1)[1])
+                           for f in TABLE_SCHEMAS[name]], name
+            _assert_same(_collect(getattr(res, name)), tables[name], SORT_KEYS[name], name)
+        _assert_same(_collect(res.attributes_spark), local.attributes, ["attribute"], "attrs")
+        assert res.summary["n_read_gt"] == len(BAD_GT)
+        assert res.summary["n_read_aio"] == len(BAD_AIO)
+    finally:
+        res.unpersist()
+
+
+def test_one_sided_partition_still_pairs_by_id(spark):
+    """A partition may hold AIO rows only; a duplicated id there is still an error row (the
+    engine alone would pair such a chunk by position)."""
+    gt = _frame([("a", '{"x": 1}')])
+    aio = _frame([("a", '{"x": 1}'), ("z", '{"x": 2}'), ("z", '{"x": 3}')])
+    local = evaluate(gt, aio, json_column="json")
+    res = evaluate_spark(
+        _to_spark(spark, gt), _to_spark(spark, aio), num_partitions=4, chunk_rows=1
+    )
+    try:
+        tables = _spark_tables(res)
+        _assert_same(tables["documents"], local.documents, ["doc_id"], "documents")
+        assert _error_keys(tables["errors"]) == _error_keys(local.errors)
+    finally:
+        res.unpersist()
+
+
+def test_pairs_frame_equals_two_frames(spark):
+    """One pairs DataFrame (id, gt, aio, safety); a null side is an absent document."""
+    rows = [
+        ("a", '{"v": "x", "n": 2}', '{"v": "x", "n": 2}', 0.5),
+        ("b", '{"v": "y"}', None, None),  # GT only
+        ("c", None, '{"v": "z"}', 1.0),  # AIO only
+        ("d", '{"v": "w"}', '{"v": "W "}', None),
+        ("e", None, None, None),  # neither: an error row
+    ]
+    pairs = spark.createDataFrame(rows, "id string, gt string, aio string, s double")
+    res = evaluate_spark(pairs, id_field="id", safety_column="s", num_partitions=2)
+    gt = _frame([(r[0], r[1]) for r in rows if r[1] is not None])
+    aio = _frame([(r[0], r[2]) for r in rows if r[2] is not None])
+    safety = {r[0]: r[3] for r in rows if r[3] is not None}
+    local = evaluate(gt, aio, json_column="json", safety=safety)
+    try:
+        tables = _spark_tables(res)
+        for name in ("documents", "fields", "counts"):
+            _assert_same(tables[name], getattr(local, name), SORT_KEYS[name], name)
+        assert tables["errors"].select("source", "doc_id", "error").rows() == [
+            ("gt", "e", "both 'gt' and 'aio' are null")
+        ]
+        assert res.summary["n_documents"] == 4 and res.summary["n_errors"] == 1
+        assert res.summary["n_gt_only"] == 1 and res.summary["n_aio_only"] == 1
+    finally:
+        res.unpersist()
+
+
+def test_bad_arguments_fail_on_the_driver(spark):
+    gt = spark.createDataFrame([("a", "{}")], "doc_id string, json string")
+    structs = spark.createDataFrame([("a", (1,))], "doc_id string, json struct<x: int>")
+    columns = r"columns: \['doc_id', 'json'\]"
+    with pytest.raises(InputError, match=r"no JSON column 'payload'; " + columns):
+        evaluate_spark(gt, gt, json_column="payload")
+    with pytest.raises(InputError, match=r"no id column 'id'"):
+        evaluate_spark(gt, gt, id_field="id")
+    with pytest.raises(InputError, match=r"must hold JSON text \(string\); got struct<x:int>"):
+        evaluate_spark(gt, structs)
+    with pytest.raises(ConfigError, match="fuzzy_threshold"):
+        evaluate_spark(gt, gt, config={"fuzzy_treshold": 0.5})
+
+
+def test_command_line_spark_score(spark, tmp_path, monkeypatch, capsys):
+    """``jsoneval spark-score`` (registered through cli.COMMAND_MODULES) on Parquet inputs
+    writes the tables and prints the local engine's summary."""
+    from jsoneval_polars import cli
+
+    gt, aio = _case_frames(load_case(CASE_FILES[0]))
+    gt.drop("safety", strict=False).write_parquet(tmp_path / "gt.parquet")
+    aio.write_parquet(tmp_path / "aio.parquet")
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("jsoneval_polars.spark",))
+    out = tmp_path / "out"
+    code = cli.main([
+        "spark-score", "--gt", str(tmp_path / "gt.parquet"), "--aio", str(tmp_path / "aio.parquet"),
+        "--out", str(out), "--partitions", "2", "--json",
+    ])
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out)
+    local = evaluate(tmp_path / "gt.parquet", tmp_path / "aio.parquet", json_column="json")
+    _assert_summary(printed, local.summary)
+    written = pl.read_parquet(out / "documents" / "*.parquet")
+    _assert_same(written, local.documents, ["doc_id"], "written documents")
+    summary_file = next((out / "summary").glob("part-*"))
+    assert json.loads(summary_file.read_text()) == printed
+
+
+def test_readme_spark_example_runs(spark):
+    """The README's Spark block, with small frames in place of the warehouse tables."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```python\n(.*?)```", readme.split("\n## Spark\n", 1)[1], flags=re.DOTALL)
+    gt, aio = _case_frames(load_case(CASE_FILES[0]))
+    namespace = {
+        "gt_df": _to_spark(spark, gt.drop("safety", strict=False)),
+        "aio_df": _to_spark(spark, aio),
+        "config": load_case(CASE_FILES[0])["config"],
+    }
+    exec(compile(block.group(1), "README.md (Spark)", "exec"), namespace)
+    res = namespace["res"]
+    assert res.summary["n_documents"] == gt.height
+    assert res.documents.count() == gt.height
+    res.unpersist()
+
+
+def test_strict_mode_fails_on_the_first_bad_row(spark):
+    gt = _to_spark(spark, _frame([("a", '{"x": 1}')]))
+    aio = _to_spark(spark, _frame([("a", '{"x": 1}'), ("a", '{"x": 2}')]))
+    with pytest.raises(Exception, match=r"duplicate doc_id 'a' \(an earlier row has it\)"):
+        evaluate_spark(gt, aio, strict=True, num_partitions=1)

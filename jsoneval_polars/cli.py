@@ -65,6 +65,16 @@ def _add_score(sub) -> None:
         help="SEMANTIC scorer: lexical token-set (default) or a local sentence-embedding model",
     )
     score.add_argument("--semantic-cache", help="SQLite file caching semantic scores across runs")
+    score.add_argument(
+        "--meta", help="comma-separated metadata members/columns (model,run_id,...) to keep"
+    )
+    score.add_argument(
+        "--by", help="also write attributes_by.parquet: attribute metrics per slice of these "
+        "metadata columns (comma-separated; implies --meta for them)"
+    )
+    score.add_argument(
+        "--partition-by", help="write hive-partitioned tables by this metadata column (append-safe)"
+    )
     score.add_argument("--out", required=True, help="directory for the Parquet tables")
     score.add_argument("--strict", action="store_true", help="stop at the first bad record")
     score.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -155,19 +165,60 @@ def _score(args: argparse.Namespace) -> int:
     scorer = scorer_from_name(args.semantic_scorer)
     if args.semantic_cache:
         scorer = CachedScorer(scorer, args.semantic_cache)
+    by = _names(args.by)
+    metadata = list(dict.fromkeys(_names(args.meta) + by + _names(args.partition_by)))
     started = time.perf_counter()
+    show = not (args.quiet or args.json) and sys.stderr.isatty()
     result = evaluate(
         gt, aio, config=config, id_field=args.id_field, content_field=(args.gt_field, args.aio_field),
         json_column=args.json_column, safety=safety, semantic_scorer=scorer, strict=args.strict,
+        metadata=metadata, progress=_progress if show else None,
     )
-    out = result.write(args.out)
+    if show:
+        _progress("write")
+    out = result.write(args.out, partition_by=args.partition_by)
+    if by:
+        result.attributes_by(by).write_parquet(out / "attributes_by.parquet")
+    if show:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
     seconds = time.perf_counter() - started
     if args.json:
         print(json.dumps(result.summary))
     elif not args.quiet:
         print(render_summary(result, seconds))
+        if by:
+            print(render_slices(result.attributes_by(by), by))
         print(f"tables written to {out}/")
     return 0
+
+
+def _names(text: str | None) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()] if text else []
+
+
+def _progress(stage: str) -> None:
+    """One status line on a terminal (stderr), rewritten at each stage."""
+    print(f"\r\033[Kscoring: {stage}…", end="", file=sys.stderr, flush=True)
+
+
+def render_slices(table: pl.DataFrame, by: list[str]) -> str:
+    """Micro precision/recall/F1 per slice, summed from the slice's attribute counts."""
+    per = (
+        table.group_by(by)
+        .agg(pl.col("tp", "fp", "fn").sum())
+        .with_columns(
+            (2 * pl.col("tp") / (2 * pl.col("tp") + pl.col("fp") + pl.col("fn"))).alias("micro_f1")
+        )
+        .sort(by, nulls_last=True)
+    )
+    lines = ["", "per " + ", ".join(by) + ":"]
+    for row in per.iter_rows(named=True):
+        name = ", ".join(str(row[c]) for c in by)
+        lines.append(
+            f"  {name:<30} TP {row['tp']:>7} FP {row['fp']:>7} FN {row['fn']:>7}  "
+            f"micro-F1 {_fmt(row['micro_f1'])}"
+        )
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

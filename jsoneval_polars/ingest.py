@@ -48,6 +48,7 @@ class Record:
     raw: bytes | None = None  # the JSON text, kept only to re-check suspected duplicate keys
     notes: list[str] = field(default_factory=list)  # values not kept exactly
     parsed: Any = None  # the whole parsed record (content may be a part of it)
+    meta: dict[str, Any] = field(default_factory=dict)  # metadata columns of a table input
 
 
 @dataclass
@@ -61,6 +62,7 @@ class Pairs:
     narrative: list[str | None] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
     n_read: dict[str, int] = field(default_factory=dict)  # input records per side
+    meta: dict[str, list[str | None]] = field(default_factory=dict)  # metadata per document
     gt_line: list[int | None] = field(default_factory=list)
     aio_line: list[int | None] = field(default_factory=list)
     files: dict[str, str | None] = field(default_factory=dict)
@@ -203,7 +205,7 @@ def _records_from_objects(
         if problem:
             errors.add(side, file, i, doc_id, problem)
             continue
-        out.append(Record(doc_id, content, i, has_id))
+        out.append(Record(doc_id, content, i, has_id, parsed=obj))
     return out
 
 
@@ -222,6 +224,8 @@ def _records_from_table(
         raise InputError(f"{side} table has no column '{json_column}'; columns: {table.columns}")
     col = table[json_column]
     ids = table[id_field].cast(pl.String).to_list() if id_field in table.columns else None
+    meta_cols = [c for c in others if c != json_column]
+    metas = table.select(meta_cols).to_dicts() if meta_cols else None
     has_id = ids is not None
     out = []
     if col.dtype == pl.String:
@@ -229,6 +233,9 @@ def _records_from_table(
             doc_id = ids[i - 1] if ids else None
             if text is None:
                 errors.add(side, None, i, doc_id, f"column '{json_column}' is null")
+                continue
+            if side == "aio" and not text.lstrip().startswith(("{", "[")):
+                out.append(Record(doc_id, text, i, has_id))  # raw model text (SPEC §8)
                 continue
             raw = text.encode("utf-8")
             try:
@@ -247,6 +254,9 @@ def _records_from_table(
         raise InputError(
             f"{side} column '{json_column}' must hold JSON text or structs; got {col.dtype}"
         )
+    if metas:
+        for r in out:
+            r.meta = metas[r.line - 1]
     return out
 
 
@@ -333,10 +343,12 @@ def pair_inputs(
     json_column: str | None = None,
     strict: bool = False,
     extract: Callable[[str], Any] | None = None,
+    metadata: Sequence[str] = (),
 ) -> Pairs:
     """Pair the documents of two inputs. ``content_field`` names the member holding the
     document (one name for both sides, or a (gt, aio) pair); by default the whole record less
-    the id is the document."""
+    the id is the document. ``metadata`` names record members (or table columns) that are not
+    content but travel to the result tables; the AIO's value wins over the GT's."""
     errors = _Errors(strict)
     gt_field, aio_field = (
         content_field if isinstance(content_field, tuple) else (content_field, content_field)
@@ -349,7 +361,11 @@ def pair_inputs(
         aio, "aio", id_field=id_field, content_field=aio_field, json_column=json_column,
         errors=errors,
     )
+    for recs, fld in ((gt_recs, gt_field), (aio_recs, aio_field)):
+        if metadata:
+            _take_metadata(recs, metadata, fld is None)
     pairs = Pairs(files={"gt": gt_file, "aio": aio_file})
+    pairs.meta = {name: [] for name in metadata}
     pairs.n_read = {"gt": _n_read(gt_recs, "gt", errors), "aio": _n_read(aio_recs, "aio", errors)}
     if any(r.has_id for r in gt_recs) and any(r.has_id for r in aio_recs):
         g = _index(gt_recs, "gt", gt_file, id_field, errors)
@@ -406,10 +422,26 @@ def pair_inputs(
         pairs.aio_present.append(ar is not None)
         pairs.aio_status.append(status)
         pairs.narrative.append(narrative)
+        for name, values in pairs.meta.items():
+            value = next((r.meta[name] for r in (ar, gr) if r and r.meta.get(name) is not None), None)
+            values.append(None if value is None else str(value))
         pairs.gt_line.append(gr.line if gr else None)
         pairs.aio_line.append(ar.line if ar else None)
     pairs.errors = errors.rows
     return pairs
+
+
+def _take_metadata(records: list[Record], names: Sequence[str], from_content: bool) -> None:
+    """Move the metadata members of each record out of its content (or read them from the whole
+    record when a content field holds the document)."""
+    wanted = set(names)
+    for r in records:
+        source = r.parsed if isinstance(r.parsed, dict) else None
+        if source is not None:
+            # a table's own metadata column wins over a member of the same name
+            r.meta.update({n: source[n] for n in names if n in source and n not in r.meta})
+        if from_content and isinstance(r.content, dict) and wanted & r.content.keys():
+            r.content = {k: v for k, v in r.content.items() if k not in wanted}
 
 
 def _n_read(records: list[Record], side: Side, errors: _Errors) -> int:

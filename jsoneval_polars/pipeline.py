@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import quote
 
 import polars as pl
 
@@ -17,6 +23,7 @@ from .counts import doc_attribute_counts
 from .flatten import flatten
 from .ingest import ERROR_SCHEMA, Pairs, pair_inputs, safety_lookup
 from .rates import attribute_rates, document_rates, summary
+from .rates import summary as rates_summary
 from .scorers import Scorer
 from .similarity import score_fields, strategy_expr
 
@@ -50,21 +57,103 @@ class Result:
     summary: dict[str, Any]
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
 
+    def attributes_by(self, by: str | Sequence[str]) -> pl.DataFrame:
+        """The attribute table per slice of metadata columns, from the additive counts (no
+        re-scoring): one row per (slice values, attribute)."""
+        by = [by] if isinstance(by, str) else list(by)
+        missing = [c for c in by if c not in self.counts.columns]
+        if missing:
+            raise KeyError(
+                f"no metadata column(s) {missing}; pass metadata=[...] to evaluate(); "
+                f"columns: {self.counts.columns}"
+            )
+        return attribute_rates(self.counts, by=by)
+
     def lazy(self, table: str) -> pl.LazyFrame:
         if table not in TABLES + ("counts",):
             raise KeyError(f"no table {table!r}; tables: {', '.join(TABLES)}")
         return getattr(self, table).lazy()
 
-    def write(self, out_dir: str | Path) -> Path:
-        """Write each table as ``<name>.parquet`` and the summary as ``summary.json``."""
+    def write(self, out_dir: str | Path, *, partition_by: str | None = None) -> Path:
+        """Write each table as ``<name>.parquet`` and the summary as ``summary.json``.
+
+        With ``partition_by`` (a metadata column such as run_id) the tables go to a hive layout,
+        ``<table>/<column>=<value>/part-0.parquet`` (attributes per partition from the counts,
+        ``summary/<column>=<value>/summary.json`` for this run), so runs append to one dataset.
+        Everything is written to a temporary folder first and each partition is then swapped in
+        with a rename: a failed run leaves no half-written partition, and re-running a partition
+        replaces it whole.
+        """
         started = time.perf_counter()
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        for name in TABLES:
-            getattr(self, name).write_parquet(out / f"{name}.parquet")
-        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        staging = Path(tempfile.mkdtemp(prefix=".jsoneval-", dir=out))
+        try:
+            if partition_by is None:
+                for name in TABLES:
+                    getattr(self, name).write_parquet(staging / f"{name}.parquet")
+                (staging / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+                for f in staging.iterdir():
+                    os.replace(f, out / f.name)
+            else:
+                for rel in self._write_partitions(staging, partition_by):
+                    target = out / rel
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    if target.exists():
+                        trash = staging / ("old-" + uuid.uuid4().hex)
+                        os.replace(target, trash)
+                    os.replace(staging / rel, target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
         self.timings["write"] = time.perf_counter() - started
         return out
+
+    def _write_partitions(self, staging: Path, column: str) -> list[Path]:
+        if column not in self.documents.columns:
+            raise KeyError(
+                f"cannot partition by '{column}': not a metadata column of this result "
+                f"(pass metadata=[{column!r}] to evaluate); columns: {self.documents.columns}"
+            )
+        keys = self.documents.select("doc_id", column)
+        values = keys[column].unique().to_list()
+        only = values[0] if len(values) == 1 else None
+        tables = {
+            "documents": self.documents,
+            "fields": self.fields,
+            "counts": self.counts,
+            "alignments": self.alignments.join(keys, on="doc_id", how="left"),
+            "errors": self.errors.join(keys, on="doc_id", how="left").with_columns(
+                pl.col(column).fill_null(pl.lit(only, pl.String))
+            ),
+            "attributes": self.attributes_by(column),
+        }
+        written = []
+        for name, table in tables.items():
+            for (value,), part in table.partition_by(column, as_dict=True).items():
+                rel = Path(name) / f"{column}={_partition_name(value)}"
+                (staging / rel).mkdir(parents=True)
+                part.drop(column).write_parquet(staging / rel / "part-0.parquet")
+                written.append(rel)
+        for value in values:
+            rel = Path("summary") / f"{column}={_partition_name(value)}"
+            (staging / rel).mkdir(parents=True)
+            part = self.documents.filter(pl.col(column).eq_missing(value))
+            summary = {
+                **rates_summary(part, self.attributes_by(column).filter(
+                    pl.col(column).eq_missing(value)
+                ).drop(column), self.summary["n_errors"] if only is not None else 0),
+                column: value,
+            }
+            (staging / rel / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+            written.append(rel)
+        return sorted(set(written))
+
+
+def _partition_name(value: str | None) -> str:
+    """Hive partition folder value (null as Hive writes it); '/' cannot appear in a name."""
+    if value is None:
+        return "__HIVE_DEFAULT_PARTITION__"
+    return quote(str(value), safe="")
 
 
 def evaluate(
@@ -77,7 +166,9 @@ def evaluate(
     json_column: str | None = None,
     safety: Any = None,
     semantic_scorer: Scorer | str | None = None,
+    metadata: Sequence[str] = (),
     strict: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> Result:
     """Score AI output against ground truth.
 
@@ -87,6 +178,10 @@ def evaluate(
     mapping doc_id -> score, a table (doc_id, safety) or a callable (gt, aio) -> score.
     ``content_field`` names the record member holding the document, for both sides or as a
     (gt, aio) pair; an AIO document that is a string is raw model text (SPEC §8).
+    ``metadata`` names record members (or extra table columns) such as model, run_id or vendor:
+    they are not scored, and travel as string columns to ``documents``, ``fields`` and
+    ``counts``, so :meth:`Result.attributes_by` slices the metrics without re-scoring.
+    ``progress`` is called with each stage's name as it starts.
     ``strict`` raises :class:`ingest.InputError` on the first bad record instead of recording
     it in ``errors``.
 
@@ -96,13 +191,18 @@ def evaluate(
     """
     cfg = parse_config(config)
     started = time.perf_counter()
+    if progress:
+        progress("read")
     pairs = pair_inputs(
         gt, aio, id_field=id_field or cfg.id_field, content_field=content_field,
-        json_column=json_column, strict=strict,
+        json_column=json_column, strict=strict, metadata=metadata,
     )
     safety_values = safety_lookup(safety, pairs.doc_ids, pairs.gt, pairs.aio)
     read = time.perf_counter() - started
-    result = score_pairs(pairs, cfg, safety_values, semantic_scorer=semantic_scorer, strict=strict)
+    result = score_pairs(
+        pairs, cfg, safety_values, semantic_scorer=semantic_scorer, strict=strict,
+        progress=progress,
+    )
     result.timings = {"read_parse": read, **result.timings}
     return result
 
@@ -114,9 +214,11 @@ def score_pairs(
     *,
     semantic_scorer: Scorer | str | None = None,
     strict: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> Result:
     errors = list(pairs.errors)
-    clock = _Clock()
+    clock = _Clock(progress)
+    clock.start("flatten")
     match_keys = {
         name: [f.field for f in lc.match_fields]
         for name, lc in config.lists.items()
@@ -158,34 +260,36 @@ def score_pairs(
             "gt_present": pairs.gt_present,
             "aio_present": pairs.aio_present,
             "aio_parse_status": status,
+            **{name: pl.Series(values, dtype=pl.String) for name, values in pairs.meta.items()},
         }
     ).filter(~pl.col("doc").is_in(sorted(left_out)))
+    meta_cols = list(pairs.meta)
 
-    clock.lap("flatten")
+    clock.lap("flatten", next_stage="align")
     aligned = align(gt_flat, aio_flat, config)
-    clock.lap("align")
+    clock.lap("align", next_stage="score")
     fields = pair_leaves(aligned.gt, aligned.aio).with_columns(bucket_expr(config))
     fields = fields.with_columns(strategy_expr(config))
     fields = score_fields(fields, config, semantic_scorer).with_columns(cell_expr(config))
-    clock.lap("score")
+    clock.lap("score", next_stage="aggregate")
     counts = doc_attribute_counts(fields, config, docs["doc"])
 
     documents = document_rates(counts, docs, config).sort("doc")
     attributes = attribute_rates(counts)
-    ids = docs.select("doc", "doc_id")
+    ids = docs.select("doc", "doc_id", *meta_cols)
     fields_out = (
         fields.join(ids, on="doc")
         .sort("doc", "path")
         .rename({"gt_text": "gt_value", "aio_text": "aio_value"})
-        .select(FIELD_COLUMNS)
+        .select(*FIELD_COLUMNS, *meta_cols)
     )
     alignments = (
-        aligned.alignments.join(ids, on="doc")
+        aligned.alignments.join(docs.select("doc", "doc_id"), on="doc")
         .select("doc_id", *[c for c in ALIGNMENT_SCHEMA if c != "doc"])
     )
     error_table = pl.DataFrame(errors, schema=ERROR_SCHEMA)
     n_errors = error_table.filter(pl.col("severity") == "error").height
-    documents = documents.select(DOCUMENT_COLUMNS)
+    documents = documents.select(*DOCUMENT_COLUMNS[:1], *meta_cols, *DOCUMENT_COLUMNS[1:])
     clock.lap("aggregate")
     return Result(
         documents=documents,
@@ -193,7 +297,9 @@ def score_pairs(
         attributes=attributes,
         alignments=alignments,
         errors=error_table,
-        counts=counts.join(ids, on="doc").drop("doc").select("doc_id", pl.exclude("doc_id")),
+        counts=counts.join(ids, on="doc").drop("doc").select(
+            "doc_id", *meta_cols, pl.exclude("doc_id", *meta_cols)
+        ),
         summary={
             **summary(documents, attributes, n_errors),
             "n_read_gt": pairs.n_read.get("gt", 0),
@@ -207,14 +313,21 @@ def score_pairs(
 
 
 class _Clock:
-    def __init__(self) -> None:
+    def __init__(self, progress: Callable[[str], None] | None = None) -> None:
         self.laps: dict[str, float] = {}
         self._last = time.perf_counter()
+        self._progress = progress
 
-    def lap(self, name: str) -> None:
+    def start(self, stage: str) -> None:
+        if self._progress:
+            self._progress(stage)
+
+    def lap(self, name: str, next_stage: str | None = None) -> None:
         now = time.perf_counter()
         self.laps[name] = now - self._last
         self._last = now
+        if next_stage:
+            self.start(next_stage)
 
 
 def _flatten_error(errors: list, pairs: Pairs, side: str, pos: int, message, strict, severity):

@@ -6,6 +6,8 @@ hallucination 0.0 on an empty denominator; precision, recall and F1 are null whe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from .config import Config
@@ -24,9 +26,13 @@ def prf(tp: pl.Expr = pl.col("tp"), fp: pl.Expr = pl.col("fp"), fn: pl.Expr = pl
     )
 
 
-def attribute_rates(counts: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
-    """Per-attribute table from (doc, attribute) counts (or already summed counts)."""
-    summed = counts.group_by("attribute").agg(
+def attribute_rates(
+    counts: pl.DataFrame | pl.LazyFrame, by: Sequence[str] = ()
+) -> pl.DataFrame | pl.LazyFrame:
+    """Per-attribute table from (doc, attribute) counts (or already summed counts), optionally
+    per slice of the ``by`` columns."""
+    by = list(by)
+    summed = counts.group_by(*by, "attribute").agg(
         pl.col("tp", "tn", "fp", "fn", "n_scored", "n_correct", "n_similarity").sum(),
         pl.col("sum_similarity").sum(),
     )
@@ -41,11 +47,11 @@ def attribute_rates(counts: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
             ),
         )
         .select(
-            "attribute", "tp", "tn", "fp", "fn", "support", "precision", "recall", "f1",
+            *by, "attribute", "tp", "tn", "fp", "fn", "support", "precision", "recall", "f1",
             "accuracy", "mean_similarity", "n_scored", "n_correct", "n_similarity",
             "sum_similarity",
         )
-        .sort("attribute")
+        .sort(*by, "attribute", nulls_last=True)
     )
 
 

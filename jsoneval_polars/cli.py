@@ -223,8 +223,13 @@ def render_slices(table: pl.DataFrame, by: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    return run_command(args.func, args)
+
+
+def run_command(func, args: argparse.Namespace) -> int:
+    """Run a subcommand; bad config exits 2 and bad input 1, each with one line on stderr."""
     try:
-        return args.func(args)
+        return func(args)
     except ConfigError as exc:
         print(f"jsoneval: config error: {exc}", file=sys.stderr)
         return 2

@@ -649,21 +649,15 @@ def _spark_score(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """``python -m jsoneval_polars.spark --gt ... --aio ... --out ...`` (the spark-score
     options), for when the subcommand is not registered or under ``spark-submit``."""
-    from .config import ConfigError
 
     parser = argparse.ArgumentParser(
         prog="python -m jsoneval_polars.spark", description="jsoneval spark-score"
     )
     _add_spark_arguments(parser)
     args = parser.parse_args(argv)
-    try:
-        return _spark_score(args)
-    except ConfigError as exc:
-        print(f"jsoneval: config error: {exc}", file=sys.stderr)
-        return 2
-    except InputError as exc:
-        print(f"jsoneval: input error: {exc}", file=sys.stderr)
-        return 1
+    from .cli import run_command
+
+    return run_command(_spark_score, args)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from jsoneval_polars import evaluate
+from jsoneval_polars import evaluate, parse_config
 
 GT = Path(__file__).resolve().parents[1] / "jsoneval_polars" / "sample" / "gt.ndjson"
 AIO = Path(__file__).resolve().parents[1] / "jsoneval_polars" / "sample" / "aio.ndjson"
@@ -133,3 +133,21 @@ def test_table_columns_are_metadata():
         "a": "m1", "b": "m2",
     }
     assert r.attributes_by("model")["f1"].to_list() == [1.0, 0.0]
+
+
+def test_batch_size_does_not_change_the_result():
+    """Documents are scored in batches; tables and additive counts concatenate exactly."""
+    from jsoneval_polars.ingest import pair_inputs, safety_lookup
+    from jsoneval_polars.pipeline import score_pairs
+
+    cfg = parse_config(CONFIG)
+    results = []
+    for batch_size in (7, 100_000):
+        pairs = pair_inputs(GT, AIO)
+        safety = safety_lookup(None, pairs.doc_ids, pairs.gt, pairs.aio)
+        results.append(score_pairs(pairs, cfg, safety, batch_size=batch_size))
+    small, whole = results
+    for name in ("documents", "fields", "attributes", "alignments", "counts"):
+        assert_frame_equal(getattr(small, name), getattr(whole, name), check_exact=False,
+                           rel_tol=0, abs_tol=1e-12)
+    assert small.summary == pytest.approx(whole.summary)

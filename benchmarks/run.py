@@ -39,7 +39,7 @@ print(json.dumps({"seconds": seconds, "n": r.summary["n_documents"], "timings": 
 
 _BASELINE = """
 import json, resource, sys, time
-sys.path.insert(0, sys.argv[5])
+sys.path.insert(0, sys.argv[4])
 from baseline import run_baseline
 gt, aio, config = sys.argv[1:4]
 t = time.perf_counter()

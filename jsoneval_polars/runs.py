@@ -712,6 +712,22 @@ def _scale_range(
     return _score(column).max() - _score(column).min()
 
 
+
+def _with_normalized(out, lf, numeric, scale, where, spread: str, name: str):
+    """Add ``{v}_{name} = 1 - {v}_{spread} / range(v)`` for each numeric column ``v``, the
+    range taken over the whole input (or from ``scale``)."""
+    if not numeric:
+        return out
+    ranges = lf.select(*[_scale_range(v, scale, where).alias(f"__range_{v}") for v in numeric])
+    return (
+        out.join(ranges, how="cross")
+        .with_columns(
+            _normalized(pl.col(f"{v}_{spread}"), pl.col(f"__range_{v}")).alias(f"{v}_{name}")
+            for v in numeric
+        )
+        .drop(f"__range_{v}" for v in numeric)
+    )
+
 def _normalized(spread: pl.Expr, range_: pl.Expr) -> pl.Expr:
     """``1 − spread/range`` clipped to [0, 1]; 1.0 when the range is 0 (every value equal, so
     the spread is 0 too); null when the spread is null."""
@@ -786,14 +802,7 @@ def consistency_within_model(
         *[_score(v).mean().alias(f"{v}_mean") for v in numeric],
         *[_score(v).std(ddof=ddof).alias(f"{v}_std") for v in numeric],
     )
-    if numeric:
-        ranges = lf.select(
-            *[_scale_range(v, scale, where).alias(f"__range_{v}") for v in numeric]
-        )
-        out = out.join(ranges, how="cross").with_columns(
-            _normalized(pl.col(f"{v}_std"), pl.col(f"__range_{v}")).alias(f"{v}_consistency")
-            for v in numeric
-        ).drop(f"__range_{v}" for v in numeric)
+    out = _with_normalized(out, lf, numeric, scale, where, "std", "consistency")
     for v in categorical:
         modal = _modal(lf, keys, v, "__top", "__total", f"{v}_mode").with_columns(
             (pl.col("__top") / pl.col("__total")).alias(f"{v}_agreement")
@@ -840,14 +849,7 @@ def agreement_across_models(
         pl.len().alias("n_models"),
         *[(pl.col(v).max() - pl.col(v).min()).alias(f"{v}_range") for v in numeric],
     )
-    if numeric:
-        ranges = lf.select(
-            *[_scale_range(v, scale, where).alias(f"__range_{v}") for v in numeric]
-        )
-        out = out.join(ranges, how="cross").with_columns(
-            _normalized(pl.col(f"{v}_range"), pl.col(f"__range_{v}")).alias(f"{v}_agreement")
-            for v in numeric
-        ).drop(f"__range_{v}" for v in numeric)
+    out = _with_normalized(out, lf, numeric, scale, where, "range", "agreement")
     for v in categorical:
         modes = _modal(lf, [item, model], v, "__top", "__total", "__mode").select(
             item, pl.col("__mode").alias(v)

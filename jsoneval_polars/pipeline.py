@@ -232,8 +232,9 @@ def score_pairs(
     errors = list(pairs.errors)
     status = list(pairs.aio_status)
     clock = _Clock(progress)
-    meta_cols = list(pairs.meta)
-    parts: dict[str, list[pl.DataFrame]] = {"documents": [], "fields": [], "alignments": [], "counts": []}
+    parts: dict[str, list[pl.DataFrame]] = {
+        name: [] for name in ("documents", "fields", "alignments", "counts")
+    }
     for start in range(0, len(pairs.doc_ids), batch_size):
         stop = min(start + batch_size, len(pairs.doc_ids))
         batch = _score_batch(

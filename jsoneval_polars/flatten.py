@@ -25,7 +25,7 @@ Indices are the side's own positions; alignment (align.py) turns AIO indices int
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,8 +124,8 @@ class Flattened:
     items: pl.DataFrame
     errors: list[tuple[int, str]]  # (doc position, message) for documents left out
     next_item: int
-    # configured match fields whose value is a non-empty object or list of records (those are
-    # not leaves themselves): item, member, kind, text (canonical JSON), is_null
+    # item members whose value is a non-empty object or list of records (those are not leaves
+    # themselves): item, member, kind, text (canonical JSON), is_null
     members: pl.DataFrame | None = None
 
 
@@ -141,14 +141,13 @@ def flatten(
     *,
     empty_containers_are_null: bool = False,
     item_base: int = 0,
-    match_keys: Mapping[str, Collection[str]] | None = None,
 ) -> Flattened:
     """Flatten the root objects in ``docs`` (None = no document on this side).
 
     A document that cannot be flattened (an unrepresentable value, nesting deeper than Python's
     recursion limit) contributes nothing and is reported in ``errors`` by position.
-    ``match_keys`` (list attribute -> configured match fields) asks for the canonical JSON of
-    those fields where they hold a container, for list alignment (DECISIONS.md 9).
+    Item members holding a container are also kept, as canonical JSON in ``members``, for
+    list alignment (DECISIONS.md 9).
 
     This walk is the one per-value Python loop of the engine, so it is written for speed: one
     tuple per leaf, scalars handled inline without a call, null flags derived afterwards.
@@ -160,7 +159,6 @@ def flatten(
     next_item = item_base
     doc_pos = 0
     cache = _segment_cache
-    match_keys = match_keys or {}
     extra: list[tuple] = []
 
     def walk_dict(d: dict, suffix: str, attr: str, item: int, depth: int, root: bool, item_root: bool):
@@ -201,17 +199,18 @@ def flatten(
         nonlocal next_item
         if v and all(type(x) is dict for x in v):
             inner = at + "[]"
-            wanted = match_keys.get(at, ())
             for i, x in enumerate(v):
                 iid = next_item
                 next_item += 1
                 add_item((iid, doc_pos, item, depth + 1, at, s, i))
-                for key in wanted:
-                    value = x.get(key)
-                    if type(value) in (dict, list) and value and (
-                        type(value) is dict or all(type(y) is dict for y in value)
+                # a member holding a non-empty object or list of records is no leaf itself, but
+                # may be a match field (configured, or scalar in a sibling item): keep its text
+                for key, value in x.items():
+                    tv = type(value)
+                    if (tv is dict and value) or (
+                        tv in (list, tuple) and value and all(type(y) is dict for y in value)
                     ):
-                        kind = "object" if type(value) is dict else "array"
+                        kind = "object" if tv is dict else "array"
                         extra.append((iid, key, kind, _container_text(value, s), False))
                 if x:
                     walk_dict(x, "", inner, iid, depth + 1, False, True)

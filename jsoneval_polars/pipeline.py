@@ -296,21 +296,14 @@ def _score_batch(
 ) -> dict[str, pl.DataFrame]:
     """The per-document tables of pairs[start:stop]; ``doc`` is the position in the batch."""
     clock.start("flatten")
-    match_keys = {
-        name: [f.field for f in lc.match_fields]
-        for name, lc in config.lists.items()
-        if lc.match_fields
-    }
     with _collector_paused():
         gt_flat = flatten(
-            pairs.gt[start:stop], empty_containers_are_null=config.empty_containers_are_null,
-            match_keys=match_keys,
+            pairs.gt[start:stop], empty_containers_are_null=config.empty_containers_are_null
         )
         aio_flat = flatten(
             pairs.aio[start:stop],
             empty_containers_are_null=config.empty_containers_are_null,
             item_base=gt_flat.next_item,
-            match_keys=match_keys,
         )
     left_out = set()
     for local, message in gt_flat.errors:

@@ -271,7 +271,18 @@ EXPLICIT_ENTRY_BEATS_BARE_IGNORE = (
 )
 
 
+# DECISIONS 8-9: a default match field (scalar in some GT item) whose value is an object in
+# other items is compared by exact canonical text there; the engine used to keep container
+# texts only for configured match fields and read these as absent.
+KNOWN_OBJECT_IN_DEFAULT_MATCH_FIELD = (
+    [_doc("h", {"items": [{"n": "a", "v": 1}, {"n": {"k": 1}, "v": 2}]},
+          {"items": [{"n": {"k": 2}, "v": 2}, {"n": "a", "v": 1}]})],
+    {},
+)
+
+
 KNOWN = {
+    "object_in_default_match_field": KNOWN_OBJECT_IN_DEFAULT_MATCH_FIELD,
     "unmatched_aio_index": KNOWN_UNMATCHED_AIO_INDEX,
     "date_on_canonical_text": KNOWN_DATE_ON_CANONICAL_TEXT,
     "scored_null_bucket": KNOWN_SCORED_NULL_BUCKET,

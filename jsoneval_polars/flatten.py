@@ -177,6 +177,8 @@ def flatten(
                 add((item, s, at, k, mem, "string", text))
             elif t is dict:
                 if v:
+                    if item_root:  # no leaf itself, but may be a match field (DECISIONS.md 9)
+                        extra.append((item, k, "object", _container_text(v, s), False))
                     walk_dict(v, s, at, item, depth, False, False)
                 else:
                     add((item, s, at, k, mem, "object", "{}"))
@@ -198,20 +200,13 @@ def flatten(
     def walk_list(v, s: str, at: str, k: str, mem, item: int, depth: int):
         nonlocal next_item
         if v and all(type(x) is dict for x in v):
+            if mem is not None:  # a list of records as an item member: a possible match field
+                extra.append((item, k, "array", _container_text(v, s), False))
             inner = at + "[]"
             for i, x in enumerate(v):
                 iid = next_item
                 next_item += 1
                 add_item((iid, doc_pos, item, depth + 1, at, s, i))
-                # a member holding a non-empty object or list of records is no leaf itself, but
-                # may be a match field (configured, or scalar in a sibling item): keep its text
-                for key, value in x.items():
-                    tv = type(value)
-                    if (tv is dict and value) or (
-                        tv in (list, tuple) and value and all(type(y) is dict for y in value)
-                    ):
-                        kind = "object" if tv is dict else "array"
-                        extra.append((iid, key, kind, _container_text(value, s), False))
                 if x:
                     walk_dict(x, "", inner, iid, depth + 1, False, True)
                 else:

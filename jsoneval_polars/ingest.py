@@ -234,9 +234,6 @@ def _records_from_table(
             if text is None:
                 errors.add(side, None, i, doc_id, f"column '{json_column}' is null")
                 continue
-            if side == "aio" and not text.lstrip().startswith(("{", "[")):
-                out.append(Record(doc_id, text, i, has_id))  # raw model text (SPEC §8)
-                continue
             raw = text.encode("utf-8")
             try:
                 content, notes = _parse_json(raw)

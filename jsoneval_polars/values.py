@@ -1,8 +1,10 @@
 """Null test and canonical text (SPEC §1), and the value tests used for strategy detection.
 
-The flattener calls :func:`canonical` once per leaf while it walks the parsed JSON (the one place
-where every value is a Python object anyway); everything downstream works on the canonical text
-columns with Polars expressions.
+The flattener computes canonical text once per leaf while it walks the parsed JSON (the one place
+where every value is a Python object anyway): strings inline there, as
+``" ".join(s.split()).lower()`` (a call per string leaf costs measurably), floats and containers
+through the functions below. Everything downstream works on the canonical text columns with
+Polars expressions.
 """
 
 from __future__ import annotations
@@ -27,10 +29,6 @@ def canonical_float(value: float) -> str | None:
 
 def canonical_container(value: list | dict) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).lower()
-
-
-def canonical_string(value: str) -> str:
-    return " ".join(value.split()).lower()
 
 
 # --- expressions over the leaves table -------------------------------------------------------

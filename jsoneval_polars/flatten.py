@@ -214,7 +214,7 @@ def flatten(
         elif not v:
             add((item, s, at, k, mem, "array", "[]"))
         else:
-            add((item, s, at, k, mem, "array", _container_text(v, s)))
+            add((item, s, at, k, mem, "array", _array_text(v, s)))
 
     errors: list[tuple[int, str]] = []
     doc_index: list[int] = []
@@ -223,15 +223,15 @@ def flatten(
         if doc is None:
             continue
         doc_pos = pos
-        n_rows, n_items = len(rows), len(items)
+        n_rows, n_items, n_extra = len(rows), len(items), len(extra)
         try:
             walk_dict(doc, "", "", -1, 0, True, False)
         except UnrepresentableValue as exc:
-            del rows[n_rows:], items[n_items:]
+            del rows[n_rows:], items[n_items:], extra[n_extra:]
             errors.append((pos, str(exc)))
             continue
         except RecursionError:
-            del rows[n_rows:], items[n_items:]
+            del rows[n_rows:], items[n_items:], extra[n_extra:]
             errors.append((pos, "document is nested too deeply to score"))
             continue
         doc_index.append(pos)
@@ -265,10 +265,19 @@ def flatten(
     return Flattened(leaves, item_table, errors, next_item, members)
 
 
-def _container_text(value: list | tuple, where: str) -> str:
+def _container_text(value: list | tuple | dict, where: str) -> str:
     try:
         return canonical_container(value)
     except (TypeError, ValueError) as exc:
         raise UnrepresentableValue(
             f"array at '{where}' holds a value with no JSON meaning: {exc}"
         ) from None
+
+
+def _array_text(value: list | tuple, where: str) -> str:
+    """Canonical text of an array leaf. json.dumps keeps lone surrogates, which no table can
+    store; a container member needs no such check, the walk below it finds them."""
+    text = _container_text(value, where)
+    if not text.isascii():
+        _check_encodable(text, where)
+    return text

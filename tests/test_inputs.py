@@ -10,8 +10,11 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from jsoneval_polars import ConfigError, InputError, evaluate, parse_config
+from jsoneval_polars.ingest import _duplicate_keys, _parse_json
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -28,39 +31,6 @@ def _accounted(result, n_gt: int, n_aio: int) -> None:
     assert result.documents["aio_present"].sum() + aio_err == n_aio
     assert result.summary["n_read_gt"] == n_gt
     assert result.summary["n_read_aio"] == n_aio
-
-
-@pytest.fixture
-def messy(tmp_path: Path) -> tuple[Path, Path]:
-    deep = '{"doc_id":"deep","a":' + "[" * 1100 + "]" * 1100 + "}"
-    gt = _write(
-        tmp_path / "gt.ndjson",
-        [
-            '{"doc_id":"1","a":1}',
-            '{"doc_id":"2","a":NaN,"b":1e400}',
-            "not json",
-            "[1,2]",
-            '{"doc_id":"1","a":2}',
-            '{"doc_id":"3","a":1,"a":2}',
-            '{"doc_id":"4","big":123456789012345678901234567890}',
-            '{"doc_id":"5","s":"\\ud800"}',
-            deep,
-            '"a string root"',
-        ],
-    )
-    aio = _write(
-        tmp_path / "aio.ndjson",
-        [
-            '{"doc_id":"1","a":1}',
-            '{"doc_id":"2","a":null}',
-            '{"doc_id":"3","a":2}',
-            '{"doc_id":"4","big":123456789012345678901234567891}',
-            '{"doc_id":"5","s":"x"}',
-            '{"doc_id":"7","x":[1,{"a":1}]}',
-            "{broken",
-        ],
-    )
-    return gt, aio
 
 
 def _error(result, line: int, source: str = "gt") -> dict:
@@ -286,3 +256,45 @@ def test_unmatched_aio_items_follow_the_gt_list_in_every_document():
     )
     paths = set(zip(r.fields["doc_id"], r.fields["path"], strict=True))
     assert paths == {("a", "z"), ("a", "z[0].x"), ("b", "z[0].x"), ("b", "z[1].x")}
+
+
+_json_keys = st.text(alphabet='ab":\\ \u00e9', max_size=3)
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+    | st.text(alphabet='ab":\\ \u00e9\n', max_size=4),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.lists(st.tuples(_json_keys, inner), max_size=4),  # member lists: keys may repeat
+    max_leaves=12,
+)
+
+
+def _dump(value, ensure_ascii: bool, space: str) -> str:
+    if isinstance(value, list) and value and all(isinstance(m, tuple) for m in value):
+        return "{" + ",".join(
+            json.dumps(k, ensure_ascii=ensure_ascii) + space + ":" + _dump(v, ensure_ascii, space)
+            for k, v in value
+        ) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_dump(v, ensure_ascii, space) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=ensure_ascii)
+
+
+@given(
+    members=st.lists(st.tuples(_json_keys, _json_values), max_size=5),
+    ensure_ascii=st.booleans(),
+    space=st.sampled_from(["", " ", "\t"]),
+)
+def test_duplicate_key_check_agrees_with_a_full_parse(members, ensure_ascii, space):
+    """The fast colon-count proof of "no repeated key" never misses one (ingest._may_repeat_keys)."""
+    raw = _dump(members, ensure_ascii, space) if members else "{}"
+    repeated: list[str] = []
+
+    def hook(pairs):
+        keys = [k for k, _ in pairs]
+        repeated.extend(k for i, k in enumerate(keys) if k in keys[:i])
+        return dict(pairs)
+
+    json.loads(raw, object_pairs_hook=hook)
+    data = raw.encode()
+    obj, _ = _parse_json(data)
+    assert sorted(set(_duplicate_keys(data, obj))) == sorted(set(repeated))

@@ -2,4 +2,5 @@ import sys
 
 from .cli import main
 
-raise SystemExit(main(sys.argv[1:]))
+if __name__ == "__main__":  # worker processes (spawn) import this module without running it
+    raise SystemExit(main(sys.argv[1:]))

@@ -17,7 +17,7 @@ import polars as pl
 
 from .config import ConfigError, load_config, parse_config
 from .ingest import InputError
-from .pipeline import Result, evaluate
+from .pipeline import BATCH_SIZE, Result, evaluate
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,6 +76,16 @@ def _add_score(sub) -> None:
         "--partition-by", help="write hive-partitioned tables by this metadata column (append-safe)"
     )
     score.add_argument("--out", required=True, help="directory for the Parquet tables")
+    score.add_argument(
+        "--stream", action="store_true",
+        help="NDJSON files of any size: score in batches on --workers processes, memory bounded "
+        "by --batch-size (documents, fields, alignments written as folders of parts)",
+    )
+    score.add_argument("--workers", type=int, help="processes for --stream (default: one per core)")
+    score.add_argument(
+        "--batch-size", type=int, default=BATCH_SIZE,
+        help=f"document pairs per batch with --stream (default {BATCH_SIZE})",
+    )
     score.add_argument("--strict", action="store_true", help="stop at the first bad record")
     score.add_argument("--json", action="store_true", help="print the summary as JSON")
     score.add_argument("--quiet", action="store_true", help="print nothing on success")
@@ -169,6 +179,8 @@ def _score(args: argparse.Namespace) -> int:
     metadata = list(dict.fromkeys(_names(args.meta) + by + _names(args.partition_by)))
     started = time.perf_counter()
     show = not (args.quiet or args.json) and sys.stderr.isatty()
+    if args.stream:
+        return _score_stream(args, gt, aio, config, metadata, started, show)
     result = evaluate(
         gt, aio, config=config, id_field=args.id_field, content_field=(args.gt_field, args.aio_field),
         json_column=args.json_column, safety=safety, semantic_scorer=scorer, strict=args.strict,
@@ -189,6 +201,40 @@ def _score(args: argparse.Namespace) -> int:
         if by:
             print(render_slices(result.attributes_by(by), by))
         print(f"tables written to {out}/")
+    return 0
+
+
+def _score_stream(args, gt, aio, config, metadata, started, show) -> int:
+    from .stream import score_files
+
+    unsupported = [
+        flag for flag, given in (
+            ("--safety", args.safety), ("--json-column", args.json_column),
+            ("--semantic-scorer embedding", args.semantic_scorer != "lexical"),
+            ("--semantic-cache", args.semantic_cache), ("--by", args.by),
+            ("--partition-by", args.partition_by),
+        ) if given
+    ]
+    if unsupported:
+        print(f"jsoneval score: error: --stream does not take {', '.join(unsupported)}; "
+              "score without --stream for these", file=sys.stderr)
+        return 2
+    if args.batch_size < 1 or (args.workers is not None and args.workers < 1):
+        print("jsoneval score: error: --batch-size and --workers must be at least 1",
+              file=sys.stderr)
+        return 2
+    result = score_files(
+        gt, aio, args.out, config=config, id_field=args.id_field,
+        content_field=(args.gt_field, args.aio_field), metadata=metadata, workers=args.workers,
+        batch_size=args.batch_size, strict=args.strict, progress=_progress if show else None,
+    )
+    if show:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
+    if args.json:
+        print(json.dumps(result.summary))
+    elif not args.quiet:
+        print(render_summary(result, time.perf_counter() - started))
+        print(f"tables written to {result.directory}/")
     return 0
 
 

@@ -270,7 +270,7 @@ def score_pairs(
         errors=error_table,
         counts=counts,
         summary={
-            **summary(documents, attributes, n_errors),
+            **summary(documents.rechunk(), attributes, n_errors),
             "n_read_gt": pairs.n_read.get("gt", 0),
             "n_read_aio": pairs.n_read.get("aio", 0),
             "n_gt_only": int((~documents["aio_present"]).sum()),

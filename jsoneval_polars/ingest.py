@@ -89,14 +89,16 @@ class _Errors:
         )
 
 
-# orjson turns integers wider than 64 bits into floats; text holding such a digit run is left
-# to the standard library, which keeps them exact (a digit run inside a string only costs time)
-_LONG_DIGITS = re.compile(rb"[0-9]{20,}")
+# orjson turns integers outside int64/uint64 into floats (-9223372036854775809 has 19 digits);
+# text holding a run of 19+ digits is left to the standard library, which keeps them exact (a
+# run inside a string only costs time). translate + find runs at memchr speed; a regex took 10 µs
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
+_LONG_RUN = b"0" * 19
 
 
 def _parse_json(raw: bytes) -> tuple[Any, list[str]]:
     """Parsed value and notes on values that could not be kept exactly."""
-    if not _LONG_DIGITS.search(raw):
+    if _LONG_RUN not in raw.translate(_DIGITS_AS_ZERO):
         try:
             return orjson.loads(raw), []
         except orjson.JSONDecodeError:

@@ -298,3 +298,16 @@ def test_duplicate_key_check_agrees_with_a_full_parse(members, ensure_ascii, spa
     data = raw.encode()
     obj, _ = _parse_json(data)
     assert sorted(set(_duplicate_keys(data, obj))) == sorted(set(repeated))
+
+
+@pytest.mark.parametrize(
+    "number", ["-9223372036854775809", "18446744073709551616", "123456789012345678901234567890"]
+)
+def test_integers_beyond_64_bits_stay_exact(number):
+    """orjson would read these as floats (the 19-digit one too); they must compare as integers."""
+    gt = [{"doc_id": "1", "n": int(number)}]
+    raw = f'{{"doc_id": "1", "n": {number[:-1]}{int(number[-1]) ^ 1}}}'.encode()
+    obj, _ = _parse_json(raw)
+    assert obj["n"] == int(number[:-1] + str(int(number[-1]) ^ 1))
+    r = evaluate(gt, [obj])
+    assert r.fields.filter(pl.col("path") == "n")["match"].to_list() == [False]

@@ -1,21 +1,26 @@
 """Regenerate benchmarks/RESULTS.md: the engine beside the hand-written baseline (and the peers).
 
-    python benchmarks/run.py --sizes 10000,100000 --repeats 3 [--peers-n 200]
+    python benchmarks/run.py --sizes 10000,100000,1000000 --repeats 3 [--peers-n 200]
 
-Each measurement runs in a fresh subprocess (so peak RSS is that run's own), engine and baseline
-alternate on the same data in the same run, and the report quotes medians and the ratio of each
-engine run to the baseline run next to it (the machine is shared and noisy). Data is generated
-once per size into benchmarks/data/ (not committed).
+Each measurement runs in a fresh subprocess; peak memory is the sum of the resident sizes of
+that process and its workers, sampled every 50 ms. The engine runs two ways: streaming
+(``stream.score_files``, a process per core) and in memory (``evaluate`` + ``Result.write``, one
+process). Engine and baseline alternate on the same data in the same run, and the report quotes
+medians and the ratio of each engine run to the baseline run next to it (the machine is shared
+and noisy). Data is generated once per size into benchmarks/data/ (not committed). The text
+below the ANALYSIS marker of an existing RESULTS.md is kept.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,6 +42,19 @@ print(json.dumps({"seconds": seconds, "n": r.summary["n_documents"], "timings": 
                   "micro_f1": r.summary["micro_f1"]}))
 """
 
+_STREAM = """
+import json, sys, time
+from jsoneval_polars import load_config
+from jsoneval_polars.stream import score_files
+if __name__ == "__main__":
+    gt, aio, config, out = sys.argv[1:5]
+    t = time.perf_counter()
+    r = score_files(gt, aio, out, config=load_config(config), workers=2)
+    seconds = time.perf_counter() - t
+    print(json.dumps({"seconds": seconds, "n": r.summary["n_documents"],
+                      "timings": r.summary["timings"], "micro_f1": r.summary["micro_f1"]}))
+"""
+
 _BASELINE = """
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[4])
@@ -51,11 +69,41 @@ print(json.dumps({"seconds": seconds, "n": r["summary"]["n_documents"],
 """
 
 
+ANALYSIS = "<!-- ANALYSIS: text below this line is kept when the tables are regenerated -->"
+
+
+def _tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and all its descendants."""
+    total_kb, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                total_kb += next((int(x.split()[1]) for x in f if x.startswith("VmRSS:")), 0)
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    stack += [int(c) for c in f.read().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # the process ended between two reads
+    return total_kb / 1024
+
+
 def _run(code: str, *args: str, python: str = sys.executable) -> dict:
-    proc = subprocess.run([python, "-c", code, *args], capture_output=True, text=True, check=False)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(code)  # a file, not -c: spawned workers re-import the main module by path
+    proc = subprocess.Popen([python, f.name, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    peak = 0.0
+    while proc.poll() is None:
+        peak = max(peak, _tree_rss_mb(proc.pid))
+        time.sleep(0.05)
+    stdout, stderr = proc.communicate()
+    os.unlink(f.name)
     if proc.returncode != 0:
-        raise RuntimeError(proc.stderr[-2000:])
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+        raise RuntimeError(stderr[-2000:])
+    result = json.loads(stdout.strip().splitlines()[-1])
+    result["rss_mb"] = max(peak, result.get("rss_mb", 0.0))
+    return result
 
 
 def ensure_data(n: int) -> Path:
@@ -69,31 +117,39 @@ def ensure_data(n: int) -> Path:
     return out
 
 
-def measure(n: int, repeats: int) -> dict:
+def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int) -> dict:
     data = ensure_data(n)
     gt, aio = str(data / "gt.ndjson"), str(data / "aio.ndjson")
-    engine, baseline = [], []
+    runs: dict[str, list[dict]] = {"stream": [], "memory": [], "baseline": []}
+    out = str(HERE / "data" / f"out-{n}")
     for i in range(repeats):
-        out = HERE / "data" / f"out-{n}"
-        engine.append(_run(_ENGINE, gt, aio, str(CONFIG), str(out)))
-        baseline.append(_run(_BASELINE, gt, aio, str(CONFIG), str(HERE)))
-        print(f"  n={n} run {i + 1}: engine {engine[-1]['seconds']:.2f}s, "
-              f"baseline {baseline[-1]['seconds']:.2f}s", flush=True)
-    ratios = [b["seconds"] / e["seconds"] for e, b in zip(engine, baseline, strict=True)]
-    stages = {
-        k: statistics.median(e["timings"][k] for e in engine) for k in engine[0]["timings"]
-    }
-    return {
-        "n": n,
-        "engine_s": statistics.median(e["seconds"] for e in engine),
-        "baseline_s": statistics.median(b["seconds"] for b in baseline),
-        "engine_rss": max(e["rss_mb"] for e in engine),
-        "baseline_rss": max(b["rss_mb"] for b in baseline),
-        "ratio": statistics.median(ratios),
-        "ratios": ratios,
-        "stages": stages,
-        "same_micro_f1": abs(engine[0]["micro_f1"] - baseline[0]["micro_f1"]) < 1e-9,
-    }
+        runs["stream"].append(_run(_STREAM, gt, aio, str(CONFIG), out + "-stream"))
+        if in_memory:
+            runs["memory"].append(_run(_ENGINE, gt, aio, str(CONFIG), out))
+        if i < baseline_repeats:
+            runs["baseline"].append(_run(_BASELINE, gt, aio, str(CONFIG), str(HERE)))
+        print(f"  n={n} run {i + 1}: " + ", ".join(
+            f"{k} {v[-1]['seconds']:.2f}s" for k, v in runs.items() if len(v) > i
+        ), flush=True)
+    base = runs["baseline"]
+    row = {"n": n, "baseline_s": statistics.median(b["seconds"] for b in base),
+           "baseline_rss": max(b["rss_mb"] for b in base), "engines": {}}
+    for name in ("stream", "memory"):
+        eng = runs[name]
+        if not eng:
+            continue
+        # pair each engine run with the baseline run beside it (the last one when fewer)
+        ratios = [base[min(i, len(base) - 1)]["seconds"] / e["seconds"] for i, e in enumerate(eng)]
+        row["engines"][name] = {
+            "s": statistics.median(e["seconds"] for e in eng),
+            "rss": max(e["rss_mb"] for e in eng),
+            "ratio": statistics.median(ratios),
+            "ratios": ratios,
+            "stages": {k: statistics.median(e["timings"].get(k, 0.0) for e in eng)
+                       for k in eng[0]["timings"]},
+            "same_micro_f1": abs(eng[0]["micro_f1"] - base[0]["micro_f1"]) < 1e-9,
+        }
+    return row
 
 
 def measure_peers(n: int) -> list[dict]:
@@ -110,38 +166,57 @@ def measure_peers(n: int) -> list[dict]:
     return json.loads(proc.stdout)
 
 
+ENGINE_NAMES = {
+    "stream": "streaming, 2 worker processes (`score --stream`)",
+    "memory": "in memory, 1 process (`evaluate` + `write`)",
+}
+
+
 def report(rows: list[dict], peers: list[dict], repeats: int) -> str:
     lines = [
         "# Benchmark results",
         "",
         f"Generated by `python benchmarks/run.py` on {time.strftime('%Y-%m-%d')} "
-        f"({platform.machine()}, {platform.python_version()}, 2 cores shared with other work: "
-        f"medians of {repeats} runs, each in its own process; ratios are taken run by run "
-        "against the baseline run beside it). Data: `benchmarks/generate.py`, seed 0, "
-        "invoice-like pairs (~1 KB, ~38 leaves, 0–8 line items). End to end: NDJSON in, "
-        "every result table written as Parquet. Config: the bundled sample config.",
+        f"({platform.machine()}, {platform.python_version()}, {os.cpu_count()} cores shared with "
+        f"other work: medians of up to {repeats} runs, each in its own process; ratios are taken "
+        "run by run against the baseline run beside it). Data: `benchmarks/generate.py`, seed 0, "
+        "invoice-like pairs (~1 KB, ~38 leaves, 0–8 line items). End to end: NDJSON in, every "
+        "result table (the full `fields` table included) written as Parquet. Config: the bundled "
+        "sample config. Peak RSS is the sum over the process and its workers, sampled every "
+        "50 ms.",
         "",
-        "| documents | engine docs/s | baseline docs/s | engine ÷ baseline (median, per-run) | "
-        "engine peak RSS | baseline peak RSS | same micro-F1 |",
-        "|---:|---:|---:|---|---:|---:|---|",
+        "| documents | engine | runs | engine docs/s | baseline docs/s (runs) | engine ÷ baseline "
+        "(median; per run) | engine peak RSS | baseline peak RSS | same micro-F1 |",
+        "|---:|---|---:|---:|---:|---|---:|---:|---|",
     ]
     for r in rows:
-        per_run = ", ".join(f"{x:.2f}" for x in r["ratios"])
-        lines.append(
-            f"| {r['n']:,} | {r['n'] / r['engine_s']:,.0f} | {r['n'] / r['baseline_s']:,.0f} | "
-            f"{r['ratio']:.2f}× ({per_run}) | {r['engine_rss']:,.0f} MB | "
-            f"{r['baseline_rss']:,.0f} MB | {'yes' if r['same_micro_f1'] else 'NO'} |"
-        )
-    lines += ["", "Engine time per stage (median seconds):", ""]
-    stage_names = list(rows[0]["stages"]) if rows else []
-    lines.append("| documents | " + " | ".join(stage_names) + " |")
-    lines.append("|---:|" + "---:|" * len(stage_names))
-    for r in rows:
-        lines.append(
-            f"| {r['n']:,} | " + " | ".join(f"{r['stages'][s]:.2f}" for s in stage_names) + " |"
-        )
+        for name, e in r["engines"].items():
+            per_run = ", ".join(f"{x:.2f}" for x in e["ratios"])
+            lines.append(
+                f"| {r['n']:,} | {name} | {len(e['ratios'])} | {r['n'] / e['s']:,.0f} | "
+                f"{r['n'] / r['baseline_s']:,.0f} | {e['ratio']:.2f}× ({per_run}) | "
+                f"{e['rss']:,.0f} MB | {r['baseline_rss']:,.0f} MB | "
+                f"{'yes' if e['same_micro_f1'] else 'NO'} |"
+            )
+    lines += ["", "Engines: " + "; ".join(f"**{k}** = {v}" for k, v in ENGINE_NAMES.items())
+              + ".", ""]
+    for name in ENGINE_NAMES:
+        measured = [r for r in rows if name in r["engines"]]
+        if not measured:
+            continue
+        stage_names = list(measured[0]["engines"][name]["stages"])
+        lines += [f"Time per stage, {name} (median seconds"
+                  + ("; summed over the workers' batches, so they add up to about twice the "
+                     "wall time" if name == "stream" else "") + "):", ""]
+        lines.append("| documents | " + " | ".join(stage_names) + " |")
+        lines.append("|---:|" + "---:|" * len(stage_names))
+        for r in measured:
+            st = r["engines"][name]["stages"]
+            lines.append(f"| {r['n']:,} | " + " | ".join(f"{st[s]:.2f}" for s in stage_names)
+                         + " |")
+        lines.append("")
     if peers:
-        lines += ["", "Peers (one document at a time, measured on a subset of the 10k set):", ""]
+        lines += ["Peers (one document at a time, measured on a subset of the 10k set):", ""]
         lines.append("| tool | documents | docs/s | failures |")
         lines.append("|---|---:|---:|---:|")
         for p in peers:
@@ -160,12 +235,21 @@ def main() -> int:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--peers-n", type=int, default=200)
+    parser.add_argument("--in-memory-max", type=int, default=100_000,
+                        help="also run the in-memory engine up to this size")
+    parser.add_argument("--baseline-repeats", type=int, default=None,
+                        help="baseline runs per size above 100k (default: --repeats)")
     parser.add_argument("--out", default=str(HERE / "RESULTS.md"))
     args = parser.parse_args()
-    rows = [measure(int(n), args.repeats) for n in args.sizes.split(",")]
+    rows = []
+    for n in map(int, args.sizes.split(",")):
+        b = args.repeats if n <= 100_000 or args.baseline_repeats is None else args.baseline_repeats
+        rows.append(measure(n, args.repeats, n <= args.in_memory_max, b))
     peers = measure_peers(args.peers_n) if args.peers_n else []
     text = report(rows, peers, args.repeats)
-    Path(args.out).write_text(text, encoding="utf-8")
+    out = Path(args.out)
+    kept = out.read_text(encoding="utf-8").partition(ANALYSIS)[2] if out.is_file() else ""
+    out.write_text(text + "\n" + ANALYSIS + kept, encoding="utf-8")
     print(text)
     return 0
 

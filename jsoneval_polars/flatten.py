@@ -20,18 +20,39 @@ This module has one output contract, so a faster kernel can replace it without t
 
 Items are numbered from ``item_base`` so that two sides (or two batches) never share ids.
 Indices are the side's own positions; alignment (align.py) turns AIO indices into final ones.
+
+``members`` (one row per member of an item whose value is a non-empty object or list of records)
+    item (Int64), member (str), kind (str), text (str: canonical JSON), is_null (bool, false)
+
+``errors`` lists ``(position, message)`` for each document left out; ``next_item`` is the first
+unused item id (ids drawn by a document that was left out stay used).
+
+Two kernels produce these tables, row for row: the Python walker (:func:`flatten_python`, the
+reference) and a C extension, ``_flatten.c`` (:func:`flatten_c`), which walks the same objects
+and returns column buffers, about ten times faster. :func:`flatten` runs the one named by
+:data:`KERNEL`: the C kernel when it is built, unless ``JSONEVAL_PURE_PYTHON=1``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
-from .values import canonical_container, canonical_float
+from .values import KINDS, canonical_container, canonical_float
+
+try:
+    from . import _flatten as _native
+except ImportError:  # not built (installed without a C compiler): the Python walker runs
+    _native = None
+
+#: The kernel :func:`flatten` runs: "c" when the extension is built, unless the environment sets
+#: JSONEVAL_PURE_PYTHON=1; otherwise "python". Both give identical tables.
+KERNEL = "c" if _native is not None and os.environ.get("JSONEVAL_PURE_PYTHON") != "1" else "python"
 
 LEAF_SCHEMA = {
     "doc": pl.UInt32,
@@ -147,10 +168,25 @@ def flatten(
     A document that cannot be flattened (an unrepresentable value, nesting deeper than Python's
     recursion limit) contributes nothing and is reported in ``errors`` by position.
     Item members holding a container are also kept, as canonical JSON in ``members``, for
-    list alignment (DECISIONS.md 9).
+    list alignment (DECISIONS.md 9). Runs the kernel named by :data:`KERNEL`.
+    """
+    if KERNEL == "c":
+        return flatten_c(docs, empty_containers_are_null=empty_containers_are_null,
+                         item_base=item_base)
+    return flatten_python(docs, empty_containers_are_null=empty_containers_are_null,
+                          item_base=item_base)
 
-    This walk is the one per-value Python loop of the engine, so it is written for speed: one
-    tuple per leaf, scalars handled inline without a call, null flags derived afterwards.
+
+def flatten_python(
+    docs: Sequence[dict | None],
+    *,
+    empty_containers_are_null: bool = False,
+    item_base: int = 0,
+) -> Flattened:
+    """:func:`flatten` by the Python walker, the reference the C kernel is tested against.
+
+    Written for speed as Python goes: one tuple per leaf, scalars handled inline without a call,
+    null flags derived afterwards.
     """
     rows: list[tuple] = []
     add = rows.append
@@ -281,3 +317,69 @@ def _array_text(value: list | tuple, where: str) -> str:
     if not text.isascii():
         _check_encodable(text, where)
     return text
+
+
+_KIND_NAMES = pl.Series("kind", KINDS, dtype=pl.String)  # indexed by the C kernel's kind codes
+
+
+def flatten_c(
+    docs: Sequence[dict | None],
+    *,
+    empty_containers_are_null: bool = False,
+    item_base: int = 0,
+) -> Flattened:
+    """:func:`flatten` by the C kernel (``_flatten.c``); same tables as :func:`flatten_python`.
+
+    The kernel returns column memory; numeric columns are wrapped without a copy, the text column
+    becomes an Arrow large-string array over the kernel's buffers, and the path columns are
+    gathered from the few distinct path nodes the kernel saw.
+    """
+    if _native is None:
+        raise RuntimeError("the C flattening kernel is not built (jsoneval_polars._flatten)")
+    out = _native.flatten(
+        docs, item_base, empty_containers_are_null, _segments, _segment_cache,
+        _container_text, _array_text, _check_encodable, UnrepresentableValue,
+    )
+    if out is None:  # a document that is not a plain dict: the reference walker says what it is
+        return flatten_python(docs, empty_containers_are_null=empty_containers_are_null,
+                              item_base=item_base)
+    import pyarrow as pa  # only here: importing it costs more than the package import budget
+
+    n = out["rows"]
+    node = np.frombuffer(out["node"], dtype=np.uint32)
+    paths = {
+        c: pl.Series(c, out[c], dtype=pl.String) for c in ("suffix", "attribute", "key", "member")
+    }
+    validity = None
+    if out["null_count"]:
+        valid = np.frombuffer(out["valid"], dtype=np.bool_)
+        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    text = pa.LargeStringArray.from_buffers(
+        n, pa.py_buffer(out["offsets"]), pa.py_buffer(out["text"]), validity, out["null_count"]
+    )
+    leaves = pl.DataFrame([
+        pl.Series("doc", np.frombuffer(out["doc"], dtype=np.uint32)),
+        pl.Series("item", np.frombuffer(out["item"], dtype=np.int64)),
+        *(paths[c].gather(node) for c in ("suffix", "attribute", "key", "member")),
+        _KIND_NAMES.gather(np.frombuffer(out["kind"], dtype=np.uint8)),
+        pl.from_arrow(text).alias("text"),
+        pl.Series("is_null", np.frombuffer(out["is_null"], dtype=np.bool_)),
+        pl.Series("empty_array", np.frombuffer(out["empty_array"], dtype=np.bool_)),
+    ])
+    item_node = np.frombuffer(out["item_node"], dtype=np.uint32)
+    items = pl.DataFrame([
+        pl.Series("item", np.frombuffer(out["item_item"], dtype=np.int64)),
+        pl.Series("doc", np.frombuffer(out["item_doc"], dtype=np.uint32)),
+        pl.Series("parent", np.frombuffer(out["item_parent"], dtype=np.int64)),
+        pl.Series("depth", np.frombuffer(out["item_depth"], dtype=np.int32)),
+        paths["attribute"].gather(item_node).alias("list_attribute"),
+        paths["suffix"].gather(item_node).alias("list_suffix"),
+        pl.Series("index", np.frombuffer(out["item_index"], dtype=np.int32)),
+    ])
+    extra = out["members"]
+    members = pl.DataFrame(
+        dict(zip(MEMBER_SCHEMA, zip(*extra, strict=True), strict=True)) if extra else None,
+        schema=MEMBER_SCHEMA,
+    )
+    return Flattened(leaves, items, out["errors"], out["next_item"], members)
+

@@ -1,0 +1,317 @@
+"""The C flattening kernel (jsoneval_polars/_flatten.c) against the Python walker it replaces.
+
+The Python walker is the reference: both kernels must return the same tables (values, dtypes and
+row order), the same errors and the same next item id for any input, good or bad.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import decimal
+import enum
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from conformance import CASE_FILES, load_case
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+from strategies import KEYS, WORDS, aio_for, gt_documents
+
+from jsoneval_polars import flatten as flat
+
+SAMPLE = Path(flat.__file__).parent / "sample"
+
+needs_c = pytest.mark.skipif(
+    flat._native is None,
+    reason="the C kernel jsoneval_polars._flatten is not built (installed without a C compiler)",
+)
+
+
+def assert_same(docs, **options) -> flat.Flattened:
+    want = flat.flatten_python(docs, **options)
+    got = flat.flatten_c(docs, **options)
+    for table in ("leaves", "items", "members"):
+        assert_frame_equal(getattr(got, table), getattr(want, table), check_exact=True)
+    assert got.errors == want.errors
+    assert got.next_item == want.next_item
+    return got
+
+
+def test_kernel_follows_the_environment():
+    code = "import jsoneval_polars.flatten as f; print(f.KERNEL)"
+    env = {**os.environ, "JSONEVAL_PURE_PYTHON": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "python"
+    env.pop("JSONEVAL_PURE_PYTHON")
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == ("c" if flat._native is not None else "python")
+
+
+# --- real documents ----------------------------------------------------------------------------
+
+
+@needs_c
+@pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])
+def test_conformance_documents(path: Path):
+    case = load_case(path)
+    for side in ("gt", "aio"):
+        docs = [d.get(side) for d in case["documents"]]
+        for empty_null in (False, True):
+            assert_same(docs, empty_containers_are_null=empty_null, item_base=7)
+
+
+@needs_c
+@pytest.mark.parametrize("side", ["gt", "aio"])
+def test_bundled_sample(side: str):
+    lines = (SAMPLE / f"{side}.ndjson").read_bytes().splitlines()
+    docs = [orjson.loads(line) for line in lines if line.strip()]
+    for doc in docs:
+        doc.pop("doc_id", None)
+    flat_c = assert_same(docs)
+    assert flat_c.leaves.height > 10 * len(docs)
+    assert_same(docs[::-1], empty_containers_are_null=True, item_base=123)
+
+
+# --- values --------------------------------------------------------------------------------
+
+STRINGS = [
+    "", " ", "x", "  Hello   World  ", "MiXeD CaSe", "\t\n\x0b\x0c\r", "a\tb\nc\x0bd\x0ce\rf",
+    "\x1c\x1d\x1e\x1f", "a\x1cb\x1dc\x1ed\x1ff", "\x00", "a\x00b", "\x7f", "\x01\x02 z",
+    "ABC XYZ @[`{", "a\x85b", "\u00a0x\u00a0", "\u00a0abc", "\u2003 \u3000", "a\u2028b",
+    "İstanbul", "ǅungla", "Straße", "ΣΑΣ ΟΔΟΣ", "café crème", "東京", "emoji 🎉 ", "Ünïcödé",
+    "ﬁ ligature", "K\u212a", "\U0001d400",
+]
+FLOATS = [
+    0.0, -0.0, 1.0, -1.0, 1.5, 0.1, 0.5, 2.5, 99.99, 1e-7, -1e-7, 1e-5, 1e-4, 0.00011,
+    9.999999999999999e-05, 1e15 + 0.5, 2.0**53 - 1, 2.0**53, -(2.0**53), 2.0**53 + 2,
+    9007199254740993.0, 1e16, 1e22, 1e23, 1e308, 5e-324, -5e-324, 2.2250738585072014e-308,
+    math.inf, -math.inf, math.nan, 0.30000000000000004, 1 / 3, 123456789.123, 4563.0, 10.14,
+    1e20, 100.0, 3.0,
+]
+INTS = [0, 1, -1, 2**31, 2**53 + 1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 10**30, -(10**40)]
+ODD_KEYS = [
+    "", " ", "a.b", "x[0]", "[]", 'q"t', "sp ace", "tab\tkey", "ctl\x07", "del\x7f", "n]", "\x1c",
+    "\x1f", "a\x85", "\u00a0", "a\u2003b", "ключ", "café", "名前", "plain", "under_score", "0",
+    "-", "a'b", "a\\b", "a/b",
+]
+
+
+@needs_c
+@pytest.mark.parametrize("empty_null", [False, True])
+def test_scalars(empty_null: bool):
+    values = STRINGS + FLOATS + INTS + [True, False, None]
+    docs = [{"v": v} for v in values] + [{f"k{i}": v for i, v in enumerate(values)}]
+    flat_c = assert_same(docs, empty_containers_are_null=empty_null)
+    assert flat_c.leaves.height == 2 * len(values)
+
+
+@needs_c
+def test_odd_keys():
+    assert_same([{k: 1} for k in ODD_KEYS])
+    assert_same([{k: {k: [{k: k}, {}]}} for k in ODD_KEYS])
+    assert_same([{"items": [{k: {"x": 1}} for k in ODD_KEYS]}])
+
+
+@needs_c
+@pytest.mark.parametrize("empty_null", [False, True])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {},
+        {"a": {}, "b": [], "c": [{}], "d": [{}, {}], "e": [{"x": 1}, {}]},
+        {"a": [[1]], "b": [[]], "c": [[{"a": 1}]], "d": [[[[]]], [1, [2, [3]]]]},
+        {"a": [{"b": [{"c": [{"d": 1}, {}]}, {}]}], "z": [{"b": []}]},
+        {"a": [1, "A  b", None, 1.5, True, {"K": "V"}]},
+        {"a": [{"x": 1}, 1], "b": [{"x": 1}, []], "c": [{"x": 1}, None]},
+        {"t": (1, 2), "r": ({"a": 1}, {"a": 2}), "e": (), "n": ({},)},
+        {"items": [{"m": {"x": 1, "y": [1, 2]}, "l": [{"x": 1}], "e": {}, "z": [], "a": [1, 2]}]},
+        {"items": [{"m": {"x": "\u00e9"}, "l": [{"x": [{"y": {"z": 2}}]}]}]},
+        {"a": {"b": {"c": {"d": {"e": "deep"}}}}, "a.b": {"c": 1}, "x[0]": [{"y": 1}]},
+        {"": {"": [{"": ""}]}, " ": [{" ": {" ": " "}}]},
+    ],
+)
+def test_containers(doc, empty_null: bool):
+    assert_same([doc, None, doc], empty_containers_are_null=empty_null, item_base=5)
+
+
+class Kind(enum.IntEnum):
+    ONE = 1
+
+
+class Text(str):
+    pass
+
+
+class Records(list):
+    pass
+
+
+BAD_VALUES = [
+    {1, 2}, frozenset(), datetime.date(2024, 1, 5), datetime.datetime(2024, 1, 5, 10, 0),
+    decimal.Decimal("1.5"), b"bytes", bytearray(b"x"), 1j, object(), Kind.ONE, Text("x"),
+    Records([1]), collections.OrderedDict(a=1), collections.defaultdict(list), range(3),
+    "\ud800", "a\udfffb", "\u00e9\ud800", "  \ud83d  ",
+]
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "bad", BAD_VALUES, ids=[f"{type(v).__name__}{i}" for i, v in enumerate(BAD_VALUES)]
+)
+def test_bad_values_leave_their_document_out(bad):
+    good = {"items": [{"m": {"x": 1}, "n": "ok"}], "s": "Fine"}
+    docs = [
+        good,
+        {"items": [{"m": {"x": 1}}], "v": bad},  # members and items drawn before the error
+        {"x": {"y": [{"z": bad}]}},
+        {"l": [1, bad]},  # inside an array leaf: canonical JSON fails
+        {"items": [{"m": {"k": [bad]}}]},
+        None,
+        good,
+    ]
+    flat_c = assert_same(docs, item_base=10)
+    try:  # inside an array only what canonical JSON cannot hold is an error
+        json.dumps(bad, ensure_ascii=False).encode()
+        in_array_ok = True
+    except (TypeError, ValueError):
+        in_array_ok = False
+    assert [pos for pos, _ in flat_c.errors] == ([1, 2] if in_array_ok else [1, 2, 3, 4])
+    assert set(flat_c.leaves["doc"].to_list()) == ({0, 3, 4, 6} if in_array_ok else {0, 6})
+
+
+@needs_c
+@pytest.mark.parametrize("key", [1, None, 1.5, True, (1, 2), b"k", Text("k"), "\ud800", "a\udc00"])
+def test_bad_keys(key):
+    flat_c = assert_same([{"ok": 1}, {"a": {key: 1}}, {"items": [{key: 1}]}, {key: [1]}])
+    assert [pos for pos, _ in flat_c.errors] == [1, 2, 3]
+
+
+@needs_c
+def test_lone_surrogates_in_containers():
+    flat_c = assert_same([{"a": ["\ud800"]}, {"items": [{"m": {"c": "x\ud800"}}]}, {"ok": [1]}])
+    assert flat_c.errors == [
+        (0, "string at 'a' holds a lone surrogate and cannot be stored as UTF-8"),
+        (1, "string at '.m.c' holds a lone surrogate and cannot be stored as UTF-8"),
+    ]
+    assert flat_c.members.height == 0
+
+
+def _nested(depth: int, leaf, wrap) -> object:
+    value = leaf
+    for _ in range(depth):
+        value = wrap(value)
+    return value
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda v: {"a": v},
+        lambda v: [{"a": v}],
+        lambda v: {"a": [{"b": v}]},
+        lambda v: [v],
+        lambda v: {"a": [1, v]},
+    ],
+    ids=["objects", "records", "object-records", "arrays", "mixed-arrays"],
+)
+def test_deep_nesting(wrap):
+    deep = _nested(5 * sys.getrecursionlimit(), "x", wrap)
+    shallow = _nested(50, "x", wrap)
+    flat_c = assert_same([{"d": shallow}, {"d": deep}, {"d": shallow}])
+    assert flat_c.errors == [(1, "document is nested too deeply to score")]
+
+
+@needs_c
+def test_cycles_are_too_deep():
+    cyclic: dict = {"a": 1}
+    cyclic["self"] = cyclic
+    looped: list = [1]
+    looped.append(looped)
+    flat_c = assert_same([cyclic, {"l": looped}, {"ok": True}])
+    assert [pos for pos, _ in flat_c.errors] == [0, 1]
+
+
+@needs_c
+def test_batches():
+    assert_same([])
+    assert_same([None, None])
+    docs = [None, {"a": [{"b": 1}]}, None, {}, {"a": [{"b": 2}, {"b": 3}]}]
+    flat_c = assert_same(docs, item_base=1000)
+    assert flat_c.next_item == 1003
+    assert flat_c.items["doc"].to_list() == [1, 4, 4]
+
+
+@needs_c
+def test_documents_that_are_not_plain_dicts_go_to_the_python_walker():
+    ordered = collections.OrderedDict([("b", 1), ("a", {"c": [1, 2]})])
+    assert_same([ordered, {"x": 1}])
+    for bad in ([1, 2], "text", 3):
+        with pytest.raises(AttributeError):
+            flat.flatten_c([{"x": 1}, bad])
+
+
+@needs_c
+def test_large_batch_with_growth():
+    # several times the first buffer sizes, with long strings and many distinct paths
+    docs = [
+        {f"k{i % 97}": {"s": "Word " * (i % 50), "f": i / 7, "l": [{"i": i}, {"j": [i]}]}}
+        for i in range(5000)
+    ]
+    assert_same(docs, item_base=3)
+
+
+# --- properties --------------------------------------------------------------------------------
+
+_keys = st.one_of(st.sampled_from(KEYS + ODD_KEYS), st.text(max_size=5))
+_strings = st.one_of(
+    st.sampled_from(STRINGS + WORDS), st.text(max_size=12),
+    st.text(st.sampled_from(" \t\n\x0b\x0c\r\x1c\x1fAbZ\u00a0\u2003é"), max_size=10),
+    st.just("bad \ud800"),
+)
+_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.sampled_from(FLOATS), st.floats(), _strings,
+)
+json_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(_keys, inner, max_size=4),
+        st.lists(st.dictionaries(_keys, inner, max_size=3), min_size=1, max_size=3),
+    ),
+    max_leaves=25,
+)
+json_documents = st.lists(
+    st.one_of(st.none(), st.dictionaries(_keys, json_values, max_size=6)), max_size=5
+)
+
+
+@needs_c
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(docs=json_documents, empty_null=st.booleans(), base=st.integers(0, 2**40))
+@example(docs=[{"a": [{"b": {"c": "x\ud800"}}]}, {"a": [{"b": {}}]}], empty_null=False, base=0)
+def test_any_json_like_documents(docs, empty_null: bool, base: int):
+    assert_same(docs, empty_containers_are_null=empty_null, item_base=base)
+
+
+@needs_c
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_generated_document_pairs(data):
+    gts = data.draw(st.lists(gt_documents(), min_size=1, max_size=4))
+    aios = [data.draw(aio_for(gt)) for gt in gts]
+    gt_flat = assert_same(gts)
+    # round trip through JSON: the AIO side arrives parsed from text
+    assert_same([json.loads(json.dumps(a)) for a in aios], item_base=gt_flat.next_item)

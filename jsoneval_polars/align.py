@@ -15,6 +15,11 @@ similarities computed in bulk, and the matching is chosen:
 A list instance is identified by (document, list attribute, canonical parent item), where the
 canonical id of an AIO item is the id of the GT item it matched, or its own id when unmatched.
 That is how nested lists are aligned within their matched parent pair.
+
+Strings are joined and grouped only on the small item and path tables: list attributes and
+member names are dictionary-encoded once per batch, and every leaf leaves here with a path id
+(``pid``, UInt32) numbered in the sort order of the path strings, so that later stages pair,
+sort and group leaves on integers and decode strings only for the output.
 """
 
 from __future__ import annotations
@@ -26,10 +31,10 @@ import polars as pl
 
 from .config import Config, ListMethod
 from .flatten import Flattened
-from .similarity import levenshtein_similarity
+from .similarity import levenshtein_similarity, scattered
 
 _SCALAR_KINDS = ["null", "bool", "int", "float", "string"]
-_KEY = ["doc", "list_attribute", "pcanon"]
+_KEY = ["doc", "la", "pcanon"]  # list instance; la = list attribute id
 
 ALIGNMENT_SCHEMA = {
     "doc": pl.UInt32,
@@ -40,84 +45,107 @@ ALIGNMENT_SCHEMA = {
     "order_correct": pl.Boolean,
     "order_score": pl.Float64,
 }
+LEAF_COLUMNS = ["doc", "pid", "kind", "text", "is_null"]
 
 
 @dataclass
 class Aligned:
-    gt: pl.DataFrame  # leaves with their final ``path``
+    gt: pl.DataFrame  # LEAF_COLUMNS of each leaf kept; pid indexes ``paths``
     aio: pl.DataFrame
     alignments: pl.DataFrame
+    # one row per distinct final path, in sort order of ``path`` (row i has pid i): path,
+    # attribute, key. Attribute and key are functions of the path (the path with indices
+    # written [], and its last object key: flatten.py's contract), so one row per path holds.
+    paths: pl.DataFrame
 
 
-def _list_settings(config: Config) -> pl.DataFrame:
+def encode(values: list[pl.Series]) -> tuple[pl.Series, list[pl.Series]]:
+    """Dictionary-encode string columns together: (sorted distinct values, UInt32 ids), so
+    that id order is string order."""
+    dictionary = pl.concat([v.unique() for v in values]).unique().sort()
+    enum = pl.Enum(dictionary)
+    return dictionary, [v.cast(enum).to_physical().cast(pl.UInt32) for v in values]
+
+
+def _ids(names: pl.Series, wanted: list[str]) -> dict[str, int]:
+    """Ids of the ``wanted`` names present in the dictionary ``names``."""
+    pos = {n: i for i, n in enumerate(names.to_list())} if wanted else {}
+    return {w: pos[w] for w in wanted if w in pos}
+
+
+def _list_settings(config: Config, la_ids: dict[str, int]) -> pl.DataFrame:
     rows = [
-        (name, lc.threshold, lc.method.value, lc.match_fields is not None)
+        (la_ids[name], lc.threshold, lc.method.value)
         for name, lc in config.lists.items()
+        if name in la_ids
     ]
     return pl.DataFrame(
         rows,
-        schema={
-            "list_attribute": pl.String,
-            "threshold": pl.Float64,
-            "method": pl.String,
-            "configured_fields": pl.Boolean,
-        },
+        schema={"la": pl.UInt32, "threshold": pl.Float64, "method": pl.String},
         orient="row",
     )
 
 
-def _match_fields(g: pl.DataFrame, gt_members: pl.DataFrame, config: Config) -> pl.DataFrame:
-    """(doc, list_attribute, pcanon, field) for every GT list instance at this depth."""
+def _match_fields(
+    g: pl.DataFrame, gt_members: pl.DataFrame, config: Config, la_ids: dict, field_ids: dict
+) -> pl.DataFrame:
+    """(doc, la, pcanon, field, fuzzy_cfg, auto, prefix) for every GT list instance here."""
     configured = pl.DataFrame(
         [
-            (name, f.field, f.compare.value, f.prefix)
+            (la_ids[name], field_ids[f.field], f.compare.value, f.prefix)
             for name, lc in config.lists.items()
-            if lc.match_fields
+            if lc.match_fields and name in la_ids
             for f in lc.match_fields
         ],
-        schema={
-            "list_attribute": pl.String,
-            "field": pl.String,
-            "compare": pl.String,
-            "prefix": pl.Int64,
-        },
+        schema={"la": pl.UInt32, "field": pl.UInt32, "compare": pl.String, "prefix": pl.Int64},
         orient="row",
     )
-    names = [n for n, lc in config.lists.items() if lc.match_fields is not None]
-    instances = g.select(_KEY).unique()
-    explicit = instances.filter(pl.col("list_attribute").is_in(names)).join(
-        configured, on="list_attribute"
-    )
+    names = [la_ids[n] for n, lc in config.lists.items() if lc.match_fields is not None
+             and n in la_ids]
+    configured_list = pl.col("la").is_in(pl.Series(names, dtype=pl.UInt32).implode())
+    explicit = g.filter(configured_list).select(_KEY).unique().join(configured, on="la")
     default = (
-        g.filter(~pl.col("list_attribute").is_in(names))
-        .join(gt_members, left_on="gt_item", right_on="item")
-        .filter(pl.col("kind").is_in(_SCALAR_KINDS))
-        .select(*_KEY, pl.col("member").alias("field"))
+        g.filter(~configured_list)
+        .select(*_KEY, "gt_item")
+        .join(
+            gt_members.filter(pl.col("kind").is_in(_SCALAR_KINDS)).select("item", "field"),
+            left_on="gt_item",
+            right_on="item",
+        )
+        .select(*_KEY, "field")
         .unique()
         .with_columns(pl.lit("auto").alias("compare"), pl.lit(None, pl.Int64).alias("prefix"))
     )
-    return pl.concat([explicit, default])
+    return pl.concat([explicit, default]).select(
+        *_KEY,
+        "field",
+        (pl.col("compare") == "fuzzy").alias("fuzzy_cfg"),
+        (pl.col("compare") == "auto").alias("auto"),
+        "prefix",
+    )
 
 
 def _pair_similarity(
     cand: pl.DataFrame, fields: pl.DataFrame, gt_members: pl.DataFrame, aio_members: pl.DataFrame
 ) -> pl.DataFrame:
     """Mean match-field similarity of each candidate pair (0 when no field counts)."""
-    gm = gt_members.select(
+    used = fields["field"].unique()
+    gm = gt_members.filter(pl.col("field").is_in(used.implode())).select(
         pl.col("item").alias("gt_item"),
-        pl.col("member").alias("field"),
+        "field",
         pl.col("kind").alias("gt_kind"),
         pl.col("text").alias("gt_text"),
         pl.col("is_null").alias("gt_null"),
     )
-    am = aio_members.select(
+    am = aio_members.filter(pl.col("field").is_in(used.implode())).select(
         pl.col("item").alias("aio_item"),
-        pl.col("member").alias("field"),
+        "field",
         pl.col("text").alias("aio_text"),
         pl.col("is_null").alias("aio_null"),
     )
+    cand = cand.with_row_index("_c")
     pf = (
-        cand.select(*_KEY, "gt_item", "aio_item")
+        cand.select(*_KEY, "_c", "gt_item", "aio_item")
         .join(fields, on=_KEY)
         .join(gm, on=["gt_item", "field"], how="left")
         .join(am, on=["aio_item", "field"], how="left")
@@ -127,27 +155,35 @@ def _pair_similarity(
             _prefixed("gt_text"),
             _prefixed("aio_text"),
         )
-        .with_row_index("_r")
     )
-    fuzzy = (pl.col("compare") == "fuzzy") | (
-        (pl.col("compare") == "auto") & (pl.col("gt_kind") == "string")
+    fuzzy = pl.col("fuzzy_cfg") | (pl.col("auto") & (pl.col("gt_kind") == "string"))
+    pf = pf.with_columns(
+        (~pl.col("gt_null") & ~pl.col("aio_null") & fuzzy.fill_null(False)).alias("_lev_row")
     )
-    lev_rows = pf.filter(~pl.col("gt_null") & ~pl.col("aio_null") & fuzzy)
-    lev = lev_rows.select("_r", levenshtein_similarity(lev_rows, "gt_text", "aio_text").alias("_lev"))
-    pf = pf.join(lev, on="_r", how="left").with_columns(
+    at = pf["_lev_row"].arg_true()
+    lev_rows = pf[at].select("gt_text", "aio_text")
+    pf = pf.with_columns(
+        scattered(pf.height, at, levenshtein_similarity(lev_rows, "gt_text", "aio_text")).alias(
+            "_lev"
+        )
+    )
+    fsim = (
         pl.when(pl.col("gt_null") & pl.col("aio_null"))
         .then(None)
         .when(pl.col("gt_null") | pl.col("aio_null"))
         .then(0.0)
-        .when(fuzzy)
+        .when(pl.col("_lev_row"))
         .then(pl.col("_lev"))
         .otherwise((pl.col("gt_text") == pl.col("aio_text")).cast(pl.Float64))
-        .alias("_fsim")
     )
-    means = pf.group_by("gt_item", "aio_item").agg(pl.col("_fsim").mean().alias("similarity"))
-    return cand.join(means, on=["gt_item", "aio_item"], how="left").with_columns(
-        pl.col("similarity").fill_null(0.0)
-    )
+    if fields.height == fields.select(_KEY).n_unique():  # one field per list: no mean needed
+        means = pf.select("_c", fsim.alias("similarity"))
+    else:
+        means = pf.group_by("_c").agg(fsim.mean().alias("similarity"))
+    sim = np.zeros(cand.height)
+    means = means.drop_nulls("similarity")
+    sim[means["_c"].to_numpy()] = means["similarity"].to_numpy()
+    return cand.drop("_c").with_columns(pl.Series("similarity", sim))
 
 
 def _prefixed(text: str) -> pl.Expr:
@@ -198,8 +234,8 @@ def _optimal(cand: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(picked) if picked else cand.clear()
 
 
-def _matches(cand: pl.DataFrame, config: Config) -> pl.DataFrame:
-    cand = cand.join(_list_settings(config), on="list_attribute", how="left").with_columns(
+def _matches(cand: pl.DataFrame, settings: pl.DataFrame, config: Config) -> pl.DataFrame:
+    cand = cand.join(settings, on="la", how="left").with_columns(
         pl.col("threshold").fill_null(config.list_config("").threshold),
         pl.col("method").fill_null(config.list_config("").method.value),
     )
@@ -233,9 +269,9 @@ def _order_metrics(matched: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
-    """Match list items, then render every leaf's final path (GT indices for matched items)."""
-    gt_members, aio_members = (
+def _members(gt: Flattened, aio: Flattened, config: Config):
+    """Item members of each side (item, field id, kind, text, is_null) and the field ids."""
+    sides = [
         pl.concat(
             [
                 side.leaves.filter(pl.col("member").is_not_null()).select(
@@ -245,7 +281,27 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
             ]
         )
         for side in (gt, aio)
+    ]
+    configured = pl.Series(
+        [f.field for lc in config.lists.values() if lc.match_fields for f in lc.match_fields],
+        dtype=pl.String,
     )
+    names, (g_field, a_field, _) = encode([sides[0]["member"], sides[1]["member"], configured])
+    gt_members, aio_members = (
+        s.select("item", f.alias("field"), "kind", "text", "is_null")
+        for s, f in zip(sides, (g_field, a_field), strict=True)
+    )
+    return gt_members, aio_members, _ids(names, configured.to_list())
+
+
+def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
+    """Match list items, then render every leaf's final path (GT indices for matched items)."""
+    la_names, (g_la, a_la) = encode([gt.items["list_attribute"], aio.items["list_attribute"]])
+    gt_items = gt.items.with_columns(g_la.alias("la"))
+    aio_items = aio.items.with_columns(a_la.alias("la"))
+    la_ids = _ids(la_names, list(config.lists))
+    settings = _list_settings(config, la_ids)
+    gt_members, aio_members, field_ids = _members(gt, aio, config)
     max_depth = max(
         gt.items["depth"].max() or 0,  # type: ignore[operator]
         aio.items["depth"].max() or 0,  # type: ignore[operator]
@@ -255,17 +311,18 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
     aio_prefix = [pl.DataFrame(schema=prefix_schema)]
     rows = []
     for depth in range(1, max_depth + 1):
-        g = _with_parent(gt.items.filter(pl.col("depth") == depth), gt_prefix[-1]).rename(
+        g = _with_parent(gt_items.filter(pl.col("depth") == depth), gt_prefix[-1]).rename(
             {"item": "gt_item", "index": "gt_index"}
         )
-        a = _with_parent(aio.items.filter(pl.col("depth") == depth), aio_prefix[-1]).rename(
+        a = _with_parent(aio_items.filter(pl.col("depth") == depth), aio_prefix[-1]).rename(
             {"item": "aio_item", "index": "aio_index"}
         )
         cand = g.select(*_KEY, "gt_item", "gt_index").join(
             a.select(*_KEY, "aio_item", "aio_index"), on=_KEY
         )
-        cand = _pair_similarity(cand, _match_fields(g, gt_members, config), gt_members, aio_members)
-        matched = _matches(cand, config)
+        fields = _match_fields(g, gt_members, config, la_ids, field_ids)
+        cand = _pair_similarity(cand, fields, gt_members, aio_members)
+        matched = _matches(cand, settings, config)
 
         a = a.join(matched, on="aio_item", how="left").join(
             g.select("gt_item", "gt_index"), on="gt_item", how="left"
@@ -315,10 +372,21 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
 
     gt_lists = alignments.filter(pl.col("gt_index").is_not_null()).select("doc", "list_path")
     aio_lists = alignments.filter(pl.col("aio_index").is_not_null()).select("doc", "list_path")
+    g_leaves = _final_paths(gt.leaves, pl.concat(gt_prefix), aio_lists)
+    a_leaves = _final_paths(aio.leaves, pl.concat(aio_prefix), gt_lists)
+    path_names, (g_pid, a_pid) = encode([g_leaves["path"], a_leaves["path"]])
+    g_leaves = g_leaves.with_columns(g_pid.alias("pid"))
+    a_leaves = a_leaves.with_columns(a_pid.alias("pid"))
+    paths = (
+        pl.concat([side.select("pid", "attribute", "key") for side in (g_leaves, a_leaves)])
+        .unique(subset="pid", keep="any")
+        .sort("pid")
+    )
     return Aligned(
-        _final_paths(gt.leaves, pl.concat(gt_prefix), aio_lists),
-        _final_paths(aio.leaves, pl.concat(aio_prefix), gt_lists),
+        g_leaves.select(LEAF_COLUMNS),
+        a_leaves.select(LEAF_COLUMNS),
         alignments,
+        paths.select(path_names.alias("path"), "attribute", "key"),
     )
 
 
@@ -343,11 +411,22 @@ def _final_paths(
     leaves: pl.DataFrame, prefixes: pl.DataFrame, other_side_lists: pl.DataFrame
 ) -> pl.DataFrame:
     """path = item prefix + suffix; an empty array facing a list of records is dropped."""
-    out = leaves.join(prefixes.select("item", "prefix"), on="item", how="left").with_columns(
-        (pl.col("prefix").fill_null("") + pl.col("suffix")).alias("path")
+    out = leaves.join(prefixes.select("item", "prefix"), on="item", how="left").select(
+        "doc",
+        (pl.col("prefix").fill_null("") + pl.col("suffix")).alias("path"),
+        "attribute", "key", "kind", "text", "is_null", "empty_array",
     )
-    facing = other_side_lists.unique().with_columns(pl.lit(True).alias("_facing"))
-    out = out.join(
-        facing, left_on=["doc", "path"], right_on=["doc", "list_path"], how="left"
-    ).filter(~(pl.col("empty_array") & pl.col("_facing").fill_null(False)))
-    return out.drop("prefix", "_facing")
+    # only the (few) empty arrays need the string join against the other side's lists
+    facing = (
+        out.with_row_index("_r")
+        .filter(pl.col("empty_array"))
+        .join(
+            other_side_lists.unique(), left_on=["doc", "path"], right_on=["doc", "list_path"],
+            how="semi",
+        )["_r"]
+    )
+    if len(facing):
+        keep = np.ones(out.height, dtype=bool)
+        keep[facing.to_numpy()] = False
+        out = out.filter(pl.Series(keep))
+    return out

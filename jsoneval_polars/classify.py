@@ -1,10 +1,15 @@
-"""Leaves of both sides -> one row per (document, path) with its §3 set and §6 cell."""
+"""Leaves of both sides -> one row per (document, path) with its §3 set and §6 cell.
+
+``bucket`` and ``cell`` are codes into ``BUCKETS`` and ``CELLS`` (UInt8) until the output tables
+are built: counting and comparing small integers is cheaper than strings.
+"""
 
 from __future__ import annotations
 
 import polars as pl
 
-from .config import Config, Strategy
+from .config import Config
+from .similarity import CODE, IGNORE
 
 BUCKETS = (
     "extra_keys",
@@ -13,28 +18,71 @@ BUCKETS = (
     "aio_missing_or_null",
 )
 CELLS = ("TP", "TN", "FP", "FN", "FP+FN")
+EXTRA_KEYS, GT_NULL_AIO_HAS_VALUE, BOTH_NON_NULL, AIO_MISSING_OR_NULL = range(4)
+TP, TN, FP, FN, FP_FN = range(5)
 
 
 def pair_leaves(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
-    """Full outer join of the two sides' leaves on (doc, path), presence kept."""
-    cols = ["doc", "path", "attribute", "key", "kind", "text", "is_null"]
-    g = gt.select(cols).with_columns(pl.lit(True).alias("present"))
-    a = aio.select(cols).with_columns(pl.lit(True).alias("present"))
-    joined = g.join(a, on=["doc", "path"], how="full", coalesce=True, suffix="_aio")
-    return joined.select(
-        "doc",
-        "path",
-        pl.coalesce("attribute", "attribute_aio").alias("attribute"),
-        pl.coalesce("key", "key_aio").alias("key"),
-        pl.col("text").alias("gt_text"),
-        pl.col("text_aio").alias("aio_text"),
-        pl.col("kind").alias("gt_kind"),
-        pl.col("kind_aio").alias("aio_kind"),
-        pl.col("present").fill_null(False).alias("gt_present"),
-        pl.col("present_aio").fill_null(False).alias("aio_present"),
-        pl.col("is_null").fill_null(True).alias("gt_null"),
-        pl.col("is_null_aio").fill_null(True).alias("aio_null"),
+    """Full outer join of the two sides' leaves on (doc, pid), presence kept, in (doc, pid)
+    order.
+
+    A merge on one sort instead of a hash join: every leaf gets the key
+    doc << 33 | pid << 1 | side, so after sorting the keys a path's GT row (if any) directly
+    precedes its AIO row (if any). A path is unique within a document and side.
+    """
+    both = (
+        pl.concat([gt.select(_key(0)), aio.select(_key(1))])
+        .with_row_index("_i")
+        .sort("_k")
     )
+    if both.select((pl.col("_k") == pl.col("_k").shift(1)).any()).item():
+        raise ValueError("a document has two leaves with the same path on one side")
+    n_gt = gt.height
+    path = pl.col("_k") // 2
+    rows = (
+        both.lazy()
+        .select(
+            (path // 2**32).cast(pl.UInt32).alias("doc"),
+            (path % 2**32).cast(pl.UInt32).alias("pid"),
+            pl.when(pl.col("_k") % 2 == 0).then(pl.col("_i")).alias("_g"),
+            pl.when(pl.col("_k") % 2 == 1)
+            .then(pl.col("_i"))
+            .when(path == path.shift(-1))
+            .then(pl.col("_i").shift(-1))
+            .alias("_a"),
+            (path != path.shift(1)).fill_null(True).alias("_first"),
+        )
+        .filter("_first")
+        .collect()
+    )
+    g_at, a_at = rows["_g"], rows["_a"] - n_gt
+    cols = ["kind", "text", "is_null"]
+    g = gt.select(pl.col(cols).gather(g_at))
+    a = aio.select(pl.col(cols).gather(a_at))
+    return pl.DataFrame(
+        [
+            rows["doc"],
+            rows["pid"],
+            g["text"].alias("gt_text"),
+            a["text"].alias("aio_text"),
+            g["kind"].alias("gt_kind"),
+            a["kind"].alias("aio_kind"),
+            g_at.is_not_null().alias("gt_present"),
+            a_at.is_not_null().alias("aio_present"),
+            g["is_null"].fill_null(True).alias("gt_null"),
+            a["is_null"].fill_null(True).alias("aio_null"),
+        ]
+    )
+
+
+def _key(side: int) -> pl.Expr:
+    return (
+        pl.col("doc").cast(pl.UInt64) * 2**33 + pl.col("pid").cast(pl.UInt64) * 2 + side
+    ).alias("_k")
+
+
+def _lit(c: int) -> pl.Expr:
+    return pl.lit(c, CODE)
 
 
 def bucket_expr(config: Config) -> pl.Expr:
@@ -45,33 +93,39 @@ def bucket_expr(config: Config) -> pl.Expr:
     )
     return (
         pl.when(gt_value & aio_value)
-        .then(pl.lit("both_non_null"))
+        .then(_lit(BOTH_NON_NULL))
         .when(gt_value)
-        .then(pl.lit("aio_missing_or_null"))
+        .then(_lit(AIO_MISSING_OR_NULL))
         .when(pl.col("gt_present") & aio_value)
-        .then(pl.lit("gt_null_aio_has_value"))
+        .then(_lit(GT_NULL_AIO_HAS_VALUE))
         .when((~pl.col("gt_present") & aio_value) | extra_null)
-        .then(pl.lit("extra_keys"))
+        .then(_lit(EXTRA_KEYS))
         .otherwise(None)
         .alias("bucket")
     )
 
 
 def cell_expr(config: Config) -> pl.Expr:
+    """Needs ``listed`` (the attribute is one of config.attributes) when those are set."""
     gt_value = pl.col("gt_present") & ~pl.col("gt_null")
     aio_value = pl.col("aio_present") & ~pl.col("aio_null")
-    counted = pl.col("strategy") != Strategy.IGNORE.value
+    counted = pl.col("strategy") != IGNORE
     if config.attributes is not None:
-        counted = counted & pl.col("attribute").is_in(list(config.attributes))
+        counted = counted & pl.col("listed")
     return (
         pl.when(~counted)
         .then(None)
         .when(gt_value & aio_value)
-        .then(pl.when(pl.col("match")).then(pl.lit("TP")).otherwise(pl.lit("FP+FN")))
+        .then(pl.when(pl.col("match")).then(_lit(TP)).otherwise(_lit(FP_FN)))
         .when(aio_value)
-        .then(pl.lit("FP"))
+        .then(_lit(FP))
         .when(gt_value)
-        .then(pl.lit("FN"))
-        .otherwise(pl.lit("TN"))
+        .then(_lit(FN))
+        .otherwise(_lit(TN))
         .alias("cell")
     )
+
+
+def decode(column: str, names: tuple[str, ...] | pl.Series) -> pl.Expr:
+    """String column from a code column."""
+    return pl.lit(pl.Series(names, dtype=pl.String)).gather(pl.col(column)).alias(column)

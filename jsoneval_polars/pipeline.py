@@ -346,28 +346,67 @@ def _score_batch(
     meta_cols = list(pairs.meta)
 
     clock.lap("flatten", next_stage="align")
+    # stages below work on integer ids (doc, path id, attribute id, codes) and decode strings
+    # for the output tables only
+    from .align import encode
+    from .classify import BUCKETS, CELLS, decode
+    from .similarity import STRATEGIES, path_strategies, with_strategy
+
     aligned = align(gt_flat, aio_flat, config)
     clock.lap("align", next_stage="score")
-    fields = pair_leaves(aligned.gt, aligned.aio).with_columns(bucket_expr(config))
-    fields = fields.with_columns(strategy_expr(config))
+    paths = aligned.paths
+    listed = pl.Series(list(config.attributes or ()), dtype=pl.String)
+    attributes, (path_attr, _) = encode([paths["attribute"], listed])
+    fields = pair_leaves(aligned.gt, aligned.aio)  # in (doc, path) order
+    pid = fields["pid"]
+    fields = fields.with_columns(path_attr.gather(pid).alias("attr"), bucket_expr(config))
+    if config.attributes is not None:
+        fields = fields.with_columns(
+            paths["attribute"].is_in(listed.implode()).gather(pid).alias("listed")
+        )
+    configured = path_strategies(paths["attribute"], paths["key"], config).gather(pid)
+    fields = with_strategy(fields, configured, config)
     fields = score_fields(fields, config, semantic_scorer).with_columns(cell_expr(config))
     clock.lap("score", next_stage="aggregate")
-    counts = doc_attribute_counts(fields, config, docs["doc"])
+    counts = doc_attribute_counts(fields, config, docs["doc"], attributes, path_attr)
     documents = document_rates(counts, docs, config).sort("doc")
-    ids = docs.select("doc", "doc_id", *meta_cols)
+    ids = pl.DataFrame({"doc": pl.Series(range(stop - start), dtype=pl.UInt32)}).join(
+        docs.select("doc", "doc_id", *meta_cols), on="doc", how="left", maintain_order="left"
+    )  # row i is doc i
+
+    def per_doc(table: pl.DataFrame) -> pl.DataFrame:
+        return ids.select(pl.exclude("doc").gather(table["doc"]))
+
     out = {
         "documents": documents.select(*DOCUMENT_COLUMNS[:1], *meta_cols, *DOCUMENT_COLUMNS[1:]),
-        "fields": fields.join(ids, on="doc")
-        .sort("doc", "path")
-        .rename({"gt_text": "gt_value", "aio_text": "aio_value"})
-        .select(*FIELD_COLUMNS, *meta_cols),
+        "fields": pl.concat(
+            [
+                per_doc(fields),
+                fields.select(
+                    decode("pid", paths["path"]).alias("path"),
+                    decode("attr", attributes).alias("attribute"),
+                    pl.col("gt_text").alias("gt_value"),
+                    pl.col("aio_text").alias("aio_value"),
+                    "gt_kind", "aio_kind", "gt_present", "aio_present",
+                    decode("bucket", BUCKETS),
+                    decode("strategy", STRATEGIES),
+                    "similarity", "match",
+                    decode("cell", CELLS),
+                ),
+            ],
+            how="horizontal",
+        ).select(*FIELD_COLUMNS, *meta_cols),
         "alignments": aligned.alignments.join(docs.select("doc", "doc_id"), on="doc").select(
             "doc_id", *[c for c in ALIGNMENT_SCHEMA if c != "doc"]
         ),
-        "counts": counts.sort("doc", "attribute").join(ids, on="doc", maintain_order="left")
-        .drop("doc")
-        .select(
-            "doc_id", *meta_cols, pl.exclude("doc_id", *meta_cols)
+        "counts": pl.concat(
+            [
+                per_doc(counts),
+                counts.select(
+                    decode("attr", attributes).alias("attribute"), pl.exclude("doc", "attr")
+                ),
+            ],
+            how="horizontal",
         ),
     }
     clock.lap("aggregate")

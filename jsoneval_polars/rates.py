@@ -60,20 +60,17 @@ def document_rates(
 ) -> pl.DataFrame:
     """Per-document table: ``docs`` has doc, doc_id, safety, presence and parse status."""
     per_attr_f1 = prf()[2]
-    macro = counts.with_columns(per_attr_f1).group_by("doc").agg(
-        pl.col("f1").mean().alias("macro_f1")
-    )
-    sums = counts.group_by("doc").agg(
+    sums = counts.with_columns(per_attr_f1).group_by("doc").agg(
+        pl.col("f1").mean().alias("macro_f1"),
         pl.col(
             "n_total_distinct", "n_gt_non_null", "n_both_non_null", "n_aio_missing_or_null",
             "n_extra_keys", "n_gt_null_aio_has_value", "n_scored", "n_correct",
             "tp", "tn", "fp", "fn",
-        ).sum()
+        ).sum(),
     )
     w = config.weights
     out = (
         docs.join(sums, on="doc", how="left")
-        .join(macro, on="doc", how="left")
         .with_columns(
             pl.col(
                 "n_total_distinct", "n_gt_non_null", "n_both_non_null", "n_aio_missing_or_null",

@@ -1,7 +1,9 @@
 """Field similarity and match (SPEC §4): EXACT, FUZZY, NUMERIC, SEMANTIC, IGNORE.
 
-rapidfuzz and the semantic scorer only ever see the distinct (gt, aio) text pairs of a batch;
-everything else is Polars expressions.
+The strategy column holds codes into ``STRATEGIES``. Each strategy's work is done on its own rows
+only (numbers are parsed on NUMERIC rows, Levenshtein runs on FUZZY rows whose texts differ),
+and the results are scattered back. The semantic scorer only ever sees the distinct (gt, aio)
+text pairs of a batch; everything else is Polars expressions.
 """
 
 from __future__ import annotations
@@ -14,32 +16,51 @@ from .scorers import Scorer, resolve_scorer
 from .values import is_date_or_email, parse_number
 
 _TINY = 1e-12
+STRATEGIES = tuple(s.value for s in Strategy)
+EXACT, FUZZY, SEMANTIC, NUMERIC, IGNORE = (
+    STRATEGIES.index(s.value)
+    for s in (Strategy.EXACT, Strategy.FUZZY, Strategy.SEMANTIC, Strategy.NUMERIC, Strategy.IGNORE)
+)
+CODE = pl.UInt8
+
+
+def code(strategy: Strategy | str) -> pl.Expr:
+    return pl.lit(STRATEGIES.index(Strategy(strategy).value), CODE)
+
+
+def scattered(n: int, at: pl.Series, values: pl.Series) -> pl.Series:
+    """A length-n Series, null except ``values`` at positions ``at``."""
+    full = pl.repeat(None, n, dtype=values.dtype, eager=True).alias(values.name)
+    return full.scatter(at, values) if len(at) else full
 
 
 def levenshtein_similarity(pairs: pl.DataFrame, a: str, b: str) -> pl.Series:
     """1 − distance / max(len) for each row of two non-null string columns (1 when both empty).
 
-    The integer distances come from rapidfuzz on the distinct pairs; the ratio is taken here in
-    float64, which is the formula of rapidfuzz's ``Levenshtein.normalized_similarity``.
+    Equal texts are 1 without a call; rapidfuzz gives the integer distances of the others, and
+    the ratio is taken here in float64, which is the formula of rapidfuzz's
+    ``Levenshtein.normalized_similarity``. The pairs are not deduplicated: measured on the
+    benchmark batches, hashing the text pairs costs more than the repeats it saves.
     """
     if pairs.height == 0:
         return pl.Series("similarity", [], dtype=pl.Float64)
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
 
-    uniq = pairs.select(a, b).unique()
+    differ = pairs.select((pl.col(a) != pl.col(b)).alias("_d"))["_d"].arg_true()
+    other = pairs.select(a, b)[differ]
     dist = process.cpdist(
-        uniq[a].to_list(),
-        uniq[b].to_list(),
+        other[a].to_list(),
+        other[b].to_list(),
         scorer=Levenshtein.distance,
         dtype=np.int32,
         workers=-1,
     )
     longest = pl.max_horizontal(pl.col(a).str.len_chars(), pl.col(b).str.len_chars())
-    uniq = uniq.with_columns(pl.Series("_d", dist, dtype=pl.Int64)).with_columns(
-        pl.when(longest == 0).then(1.0).otherwise(1.0 - pl.col("_d") / longest).alias("_sim")
+    sim = other.with_columns(pl.Series("_d", dist, dtype=pl.Int64)).select(
+        (1.0 - pl.col("_d") / longest).alias("similarity")
     )
-    return pairs.select(a, b).join(uniq, on=[a, b], how="left", maintain_order="left")["_sim"]
+    return scattered(pairs.height, differ, sim.to_series()).fill_null(1.0)
 
 
 def _semantic_similarity(pairs: pl.DataFrame, scorer: Scorer) -> pl.Series:
@@ -56,9 +77,23 @@ def _semantic_similarity(pairs: pl.DataFrame, scorer: Scorer) -> pl.Series:
     return pairs.join(uniq, on=["gt_text", "aio_text"], how="left", maintain_order="left")["_sim"]
 
 
+def path_strategies(attributes: pl.Series, keys: pl.Series, config: Config) -> pl.Series:
+    """Configured strategy code of each path (explicit attribute, then bare field name), null
+    where the strategy is detected from the value."""
+    by_attr = {k: STRATEGIES.index(v.value) for k, v in config.field_strategies.items()}
+    frame = pl.DataFrame({"attribute": attributes, "key": keys})
+    if not by_attr:
+        return pl.repeat(None, frame.height, dtype=CODE, eager=True).alias("strategy")
+    return frame.select(
+        pl.coalesce(
+            pl.col("attribute").replace_strict(by_attr, default=None, return_dtype=CODE),
+            pl.col("key").replace_strict(by_attr, default=None, return_dtype=CODE),
+        ).alias("strategy")
+    ).to_series()
+
+
 def strategy_expr(config: Config) -> pl.Expr:
-    """Strategy of each field row: explicit attribute, then bare field name, then detection."""
-    by_attr = {k: v.value for k, v in config.field_strategies.items()}
+    """Detected strategy code of a field row from its value (for rows no entry configures)."""
     gt_has = pl.col("gt_present") & ~pl.col("gt_null")
     kind = (
         pl.when(gt_has)
@@ -67,18 +102,30 @@ def strategy_expr(config: Config) -> pl.Expr:
         .then(pl.col("aio_kind"))
     )
     text = pl.when(gt_has).then(pl.col("gt_text")).otherwise(pl.col("aio_text"))
-    detected = (
+    return (
         pl.when(kind.is_in(["bool", "int", "float", "array", "object"]))
-        .then(pl.lit(Strategy.EXACT.value))
+        .then(code(Strategy.EXACT))
         .when((kind == "string") & is_date_or_email(text))
-        .then(pl.lit(Strategy.EXACT.value))
-        .otherwise(pl.lit(config.default_text_strategy.value))
+        .then(code(Strategy.EXACT))
+        .otherwise(code(config.default_text_strategy))
+        .alias("strategy")
     )
-    if not by_attr:
-        return detected.alias("strategy")
-    explicit = pl.col("attribute").replace_strict(by_attr, default=None, return_dtype=pl.String)
-    bare = pl.col("key").replace_strict(by_attr, default=None, return_dtype=pl.String)
-    return pl.coalesce(explicit, bare, detected).alias("strategy")
+
+
+def with_strategy(fields: pl.DataFrame, configured: pl.Series, config: Config) -> pl.DataFrame:
+    """Add ``strategy``: the path's configured code (``configured``, one per row), else detected,
+    the detection being run on the rows that need it only."""
+    detect = configured.is_null()
+    if detect.all():
+        return fields.with_columns(strategy_expr(config))
+    at = detect.arg_true()
+    if len(at):
+        needed = fields.select(
+            "gt_present", "gt_null", "gt_kind", "gt_text", "aio_present", "aio_null", "aio_kind",
+            "aio_text",
+        )[at]
+        configured = configured.scatter(at, needed.select(strategy_expr(config)).to_series())
+    return fields.with_columns(configured.alias("strategy"))
 
 
 def score_fields(
@@ -86,57 +133,82 @@ def score_fields(
 ) -> pl.DataFrame:
     """Add ``similarity`` and ``match`` to the rows of bucket ``both_non_null``.
 
-    Needs columns bucket, strategy, gt_text, aio_text, gt_kind, aio_kind.
+    Needs columns bucket and strategy (codes), gt_text, aio_text, gt_kind, aio_kind.
     """
-    scored = (pl.col("bucket") == "both_non_null").fill_null(False)
-    fields = fields.with_row_index("_row")
-    need_fuzzy = fields.filter(scored & (pl.col("strategy") == Strategy.FUZZY.value))
-    need_sem = fields.filter(scored & (pl.col("strategy") == Strategy.SEMANTIC.value))
-    side = pl.concat(
-        [
-            need_fuzzy.select(
-                "_row", levenshtein_similarity(need_fuzzy, "gt_text", "aio_text").alias("_text_sim")
-            ),
-            need_sem.select(
-                "_row",
-                _semantic_similarity(need_sem, resolve_scorer(semantic_scorer)).alias("_text_sim"),
-            ),
-        ]
-    )
-    fields = fields.join(side, on="_row", how="left", maintain_order="left")
+    from .classify import BOTH_NON_NULL
 
+    scored = (pl.col("bucket") == BOTH_NON_NULL).fill_null(False)
+    strategy = pl.col("strategy")
+    n = fields.height
+    rows = fields.select(
+        (scored & (strategy == NUMERIC)).alias("numeric"),
+        (scored & (strategy == FUZZY)).alias("fuzzy"),
+        (scored & (strategy == SEMANTIC)).alias("semantic"),
+    )
+    values = fields.select("gt_text", "aio_text", "gt_kind", "aio_kind")
+
+    at = rows["numeric"].arg_true()
     g = parse_number(pl.col("gt_text"), pl.col("gt_kind"))
     a = parse_number(pl.col("aio_text"), pl.col("aio_kind"))
-    diff = (g - a).abs()
-    numeric_sim = (
-        pl.when(g.is_not_null() & a.is_not_null())
-        .then(1.0 - pl.min_horizontal(pl.lit(1.0), diff / pl.max_horizontal(g.abs(), pl.lit(_TINY))))
+    numeric = values[at].lazy().select(g.alias("g"), a.alias("a")).select(
+        pl.when(pl.col("g").is_not_null() & pl.col("a").is_not_null())
+        .then(
+            1.0
+            - pl.min_horizontal(
+                pl.lit(1.0),
+                (pl.col("g") - pl.col("a")).abs()
+                / pl.max_horizontal(pl.col("g").abs(), pl.lit(_TINY)),
+            )
+        )
         .otherwise(0.0)
+        .alias("_num_sim"),
+        (
+            (pl.col("g").is_not_null() & pl.col("a").is_not_null())
+            & (
+                (pl.col("g") - pl.col("a")).abs()
+                <= pl.max_horizontal(pl.lit(config.abs_tol), config.rel_tol * pl.col("g").abs())
+            )
+        ).alias("_num_match"),
+    ).collect()
+
+    at_fuzzy = rows["fuzzy"].arg_true()
+    at_sem = rows["semantic"].arg_true()
+    text_sim = pl.concat(
+        [
+            levenshtein_similarity(values[at_fuzzy], "gt_text", "aio_text"),
+            _semantic_similarity(
+                values[at_sem].select("gt_text", "aio_text"), resolve_scorer(semantic_scorer)
+            ),
+        ]
+    ).cast(pl.Float64)
+    fields = fields.with_columns(
+        scattered(n, at, numeric["_num_sim"]),
+        scattered(n, at, numeric["_num_match"]),
+        scattered(n, pl.concat([at_fuzzy, at_sem]), text_sim.alias("_text_sim")),
     )
-    numeric_match = (g.is_not_null() & a.is_not_null()) & (
-        diff <= pl.max_horizontal(pl.lit(config.abs_tol), config.rel_tol * g.abs())
-    )
-    strategy = pl.col("strategy")
+
+    exact = pl.col("gt_text") == pl.col("aio_text")
+    unscored = ~scored | (strategy == IGNORE)
     similarity = (
-        pl.when(~scored | (strategy == Strategy.IGNORE.value))
+        pl.when(unscored)
         .then(None)
-        .when(strategy == Strategy.EXACT.value)
-        .then((pl.col("gt_text") == pl.col("aio_text")).cast(pl.Float64))
-        .when(strategy == Strategy.NUMERIC.value)
-        .then(numeric_sim)
+        .when(strategy == EXACT)
+        .then(exact.cast(pl.Float64))
+        .when(strategy == NUMERIC)
+        .then(pl.col("_num_sim"))
         .otherwise(pl.col("_text_sim"))
     )
     match = (
-        pl.when(~scored | (strategy == Strategy.IGNORE.value))
+        pl.when(unscored)
         .then(None)
-        .when(strategy == Strategy.EXACT.value)
-        .then(pl.col("gt_text") == pl.col("aio_text"))
-        .when(strategy == Strategy.NUMERIC.value)
-        .then(numeric_match)
-        .when(strategy == Strategy.FUZZY.value)
+        .when(strategy == EXACT)
+        .then(exact)
+        .when(strategy == NUMERIC)
+        .then(pl.col("_num_match"))
+        .when(strategy == FUZZY)
         .then(pl.col("_text_sim") >= config.fuzzy_threshold)
         .otherwise(pl.col("_text_sim") >= config.semantic_threshold)
     )
     return fields.with_columns(similarity.alias("similarity"), match.alias("match")).drop(
-        "_row", "_text_sim"
+        "_num_sim", "_num_match", "_text_sim"
     )

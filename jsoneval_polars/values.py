@@ -56,7 +56,13 @@ def is_date_or_email(raw: pl.Expr) -> pl.Expr:
 def parse_number(text: pl.Expr, kind: pl.Expr) -> pl.Expr:
     """Float value of a leaf for NUMERIC: numbers, and numeric strings (thousands separators and
     one currency sign ignored); null for anything else, booleans included."""
-    s = text.str.strip_chars().str.replace_all(",", "", literal=True)
+    # the string branch only matters for strings; null elsewhere, the regexes skip those rows
+    s = (
+        pl.when(kind == "string")
+        .then(text)
+        .str.strip_chars()
+        .str.replace_all(",", "", literal=True)
+    )
     ok = s.str.contains(_NUMBER_TEXT)
     prefix = s.str.extract(r"^([^0-9.]*)", 1)  # sign and currency sign, in either order
     sign = pl.when(prefix.str.contains("-", literal=True)).then(-1.0).otherwise(1.0)

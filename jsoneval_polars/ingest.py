@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -197,7 +197,19 @@ def _records_from_lines(
     content_field: str | None,
     errors: _Errors,
 ) -> list[Record]:
-    out = []
+    return list(iter_records(lines, side, file, id_field, content_field, errors))
+
+
+def iter_records(
+    lines: Iterable[tuple[int, bytes]],
+    side: Side,
+    file: str | None,
+    id_field: str,
+    content_field: str | None,
+    errors: _Errors,
+) -> Iterator[Record]:
+    """The records of (line number, text) pairs; blank lines are skipped, bad ones become error
+    rows. A generator, so a caller that needs only the ids holds one document at a time."""
     for line_no, raw in lines:
         if not raw.strip():
             continue
@@ -210,8 +222,7 @@ def _records_from_lines(
         if problem:
             errors.add(side, file, line_no, doc_id, problem)
             continue
-        out.append(Record(doc_id, content, line_no, has_id, raw, notes, obj))
-    return out
+        yield Record(doc_id, content, line_no, has_id, raw, notes, obj)
 
 
 def _records_from_objects(

@@ -45,7 +45,7 @@ from .ingest import (
     Record,
     _Errors,
     _parse_json,
-    _records_from_lines,
+    iter_records,
     _split_record,
     _take_metadata,
     build_pairs,
@@ -224,20 +224,18 @@ def _scan_chunk(
         offsets[i] = pos
         pos += len(raw) + 1
     errors = _Errors(strict)
-    with _collector_paused():
-        recs = _records_from_lines(
-            enumerate(lines, start=first_line), side, path, id_field, content_field, errors
-        )
-    table = pl.DataFrame(
-        {
-            "line": [r.line for r in recs],
-            "offset": [offsets[r.line - first_line] for r in recs],
-            "length": [len(r.raw) for r in recs],
-            "doc_id": [r.doc_id for r in recs],
-            "has_id": [r.has_id for r in recs],
-        },
-        schema=_RECORD_SCHEMA,
-    )
+    columns: dict[str, list] = {name: [] for name in _RECORD_SCHEMA}
+    line, offset, length, doc_id, has_id = columns.values()
+    # each parsed document is dropped at once: only its id is kept
+    for r in iter_records(
+        enumerate(lines, start=first_line), side, path, id_field, content_field, errors
+    ):
+        line.append(r.line)
+        offset.append(offsets[r.line - first_line])
+        length.append(len(r.raw))
+        doc_id.append(r.doc_id)
+        has_id.append(r.has_id)
+    table = pl.DataFrame(columns, schema=_RECORD_SCHEMA)
     return table, errors.rows
 
 
@@ -335,24 +333,31 @@ def _score_batch_file(
     """Score one batch of the plan; write its part files; return its counts summed per
     attribute, its error rows and its stage times."""
     t = time.perf_counter()
+    # paused for the whole batch, so the collector's next pass comes after its documents are
+    # freed instead of walking all of them (measured: 0.2 s per 20k-document batch)
     with _collector_paused():
-        recs = {
-            side: _read_records(files[side], side, plan, config.id_field, fld)
-            for side, fld in zip(("gt", "aio"), fields, strict=True)
-        }
+        pairs = _batch_pairs(plan, files, config.id_field, fields, metadata, strict)
+        read = time.perf_counter() - t
+        return _score_written(pairs, config, metadata, number, Path(staging), strict, read)
+
+
+def _batch_pairs(
+    plan: pl.DataFrame, files: dict[str, Path], id_field: str,
+    fields: tuple[str | None, str | None], metadata: list[str], strict: bool,
+) -> Pairs:
+    recs = {
+        side: _read_records(files[side], side, plan, id_field, fld)
+        for side, fld in zip(("gt", "aio"), fields, strict=True)
+    }
+    if metadata:
         for side, fld in zip(("gt", "aio"), fields, strict=True):
-            if metadata:
-                _take_metadata([r for r in recs[side] if r is not None], metadata, fld is None)
-        pairs = Pairs(files={side: str(files[side]) for side in ("gt", "aio")})
-        pairs.meta = {name: [] for name in metadata}
-        errors = _Errors(strict)
-        build_pairs(
-            pairs, zip(plan["doc_id"].to_list(), recs["gt"], recs["aio"], strict=True), errors
-        )
-        pairs.errors = errors.rows
-    del recs
-    read = time.perf_counter() - t
-    return _score_written(pairs, config, metadata, number, Path(staging), strict, read)
+            _take_metadata([r for r in recs[side] if r is not None], metadata, fld is None)
+    pairs = Pairs(files={side: str(files[side]) for side in ("gt", "aio")})
+    pairs.meta = {name: [] for name in metadata}
+    errors = _Errors(strict)
+    build_pairs(pairs, zip(plan["doc_id"].to_list(), recs["gt"], recs["aio"], strict=True), errors)
+    pairs.errors = errors.rows
+    return pairs
 
 
 def _score_written(

@@ -372,22 +372,10 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
 
     gt_lists = alignments.filter(pl.col("gt_index").is_not_null()).select("doc", "list_path")
     aio_lists = alignments.filter(pl.col("aio_index").is_not_null()).select("doc", "list_path")
-    g_leaves = _final_paths(gt.leaves, pl.concat(gt_prefix), aio_lists)
-    a_leaves = _final_paths(aio.leaves, pl.concat(aio_prefix), gt_lists)
-    path_names, (g_pid, a_pid) = encode([g_leaves["path"], a_leaves["path"]])
-    g_leaves = g_leaves.with_columns(g_pid.alias("pid"))
-    a_leaves = a_leaves.with_columns(a_pid.alias("pid"))
-    paths = (
-        pl.concat([side.select("pid", "attribute", "key") for side in (g_leaves, a_leaves)])
-        .unique(subset="pid", keep="any")
-        .sort("pid")
+    g_leaves, a_leaves, paths = _leaf_paths(
+        (gt.leaves, aio.leaves), (pl.concat(gt_prefix), pl.concat(aio_prefix)), (aio_lists, gt_lists)
     )
-    return Aligned(
-        g_leaves.select(LEAF_COLUMNS),
-        a_leaves.select(LEAF_COLUMNS),
-        alignments,
-        paths.select(path_names.alias("path"), "attribute", "key"),
-    )
+    return Aligned(g_leaves, a_leaves, alignments, paths)
 
 
 def _with_parent(items: pl.DataFrame, parent_prefix: pl.DataFrame) -> pl.DataFrame:
@@ -407,26 +395,75 @@ def _item_prefix(items: pl.DataFrame, item: str, index: str, canon: str) -> pl.D
     )
 
 
-def _final_paths(
-    leaves: pl.DataFrame, prefixes: pl.DataFrame, other_side_lists: pl.DataFrame
-) -> pl.DataFrame:
-    """path = item prefix + suffix; an empty array facing a list of records is dropped."""
-    out = leaves.join(prefixes.select("item", "prefix"), on="item", how="left").select(
-        "doc",
-        (pl.col("prefix").fill_null("") + pl.col("suffix")).alias("path"),
-        "attribute", "key", "kind", "text", "is_null", "empty_array",
+def _lookup(keys: pl.Series, table_keys: pl.Series, values: pl.Series) -> pl.Series:
+    """values[i] where table_keys[i] == key, for each key (null for none); keys are non-negative
+    integers. A dense array when the keys span little (item ids are numbered consecutively,
+    path combinations are few), else a hash lookup."""
+    span = int(max(keys.max() or 0, table_keys.max() or 0)) + 1  # type: ignore[arg-type]
+    if span > 4 * (len(keys) + len(table_keys)) + (1 << 20):
+        return keys.replace_strict(table_keys, values, default=None, return_dtype=values.dtype)
+    pos = np.full(span, -1, dtype=np.int64)
+    pos[table_keys.to_numpy()] = np.arange(len(table_keys))
+    at = pl.DataFrame({"at": pos[keys.to_numpy()]})
+    return values.gather(at.select(pl.when(pl.col("at") >= 0).then(pl.col("at"))).to_series())
+
+
+def _leaf_paths(
+    leaves: tuple[pl.DataFrame, pl.DataFrame],
+    prefixes: tuple[pl.DataFrame, pl.DataFrame],
+    other_side_lists: tuple[pl.DataFrame, pl.DataFrame],
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Each side's leaves with ``pid``, and the table of paths (see :class:`Aligned`).
+
+    path = item prefix + suffix. Rather than concatenating and hashing a string per leaf, a leaf
+    is first identified by its (prefix id, suffix id) combination, of which a batch has few; the
+    strings are built and sorted per combination, and an empty array facing a list of records
+    on the other side is dropped.
+    """
+    prefix_names, prefix_ids = encode([p["prefix"] for p in prefixes])
+    suffix_names, suffix_ids = encode([side["suffix"] for side in leaves])
+    n_suffix = len(suffix_names)
+    combos = []
+    for side, prefix, pfx, sfx in zip(leaves, prefixes, prefix_ids, suffix_ids, strict=True):
+        item_prefix = _lookup(side["item"].clip(0), prefix["item"], pfx + 1).fill_null(0)
+        at_top = side["item"] < 0  # top-level leaves (item -1) have no prefix
+        combos.append(
+            (item_prefix.set(at_top, 0).cast(pl.UInt64) * n_suffix + sfx).alias("_combo")
+        )
+    # one row per combination (attribute and key are functions of the path, so any leaf's do)
+    reps = pl.concat(
+        [side.select("attribute", "key").with_columns(c) for side, c in zip(leaves, combos)]
+    ).filter(pl.col("_combo").is_first_distinct())
+    reps = reps.with_columns(
+        (
+            pl.lit(pl.concat([pl.Series([""]), prefix_names])).gather(
+                pl.col("_combo") // n_suffix
+            )
+            + pl.lit(suffix_names).gather(pl.col("_combo") % n_suffix)
+        ).alias("path")
     )
-    # only the (few) empty arrays need the string join against the other side's lists
-    facing = (
-        out.with_row_index("_r")
-        .filter(pl.col("empty_array"))
-        .join(
-            other_side_lists.unique(), left_on=["doc", "path"], right_on=["doc", "list_path"],
-            how="semi",
-        )["_r"]
+    path_names, (combo_pid,) = encode([reps["path"]])
+    paths = (
+        reps.select(combo_pid.alias("pid"), "attribute", "key")
+        .unique(subset="pid", keep="first", maintain_order=True)
+        .sort("pid")
+        .select(path_names.alias("path"), "attribute", "key")
     )
-    if len(facing):
-        keep = np.ones(out.height, dtype=bool)
-        keep[facing.to_numpy()] = False
-        out = out.filter(pl.Series(keep))
-    return out
+    out = []
+    for side, combo, lists in zip(leaves, combos, other_side_lists, strict=True):
+        pid = _lookup(combo, reps["_combo"], combo_pid)
+        side = side.select("doc", pid.alias("pid"), "kind", "text", "is_null", "empty_array")
+        # only the (few) empty arrays need the string join against the other side's lists
+        facing = (
+            side.with_row_index("_r")
+            .filter(pl.col("empty_array"))
+            .with_columns(pl.lit(path_names).gather(pl.col("pid")).alias("path"))
+            .join(lists.unique(), left_on=["doc", "path"], right_on=["doc", "list_path"],
+                  how="semi")["_r"]
+        )
+        if len(facing):
+            keep = np.ones(side.height, dtype=bool)
+            keep[facing.to_numpy()] = False
+            side = side.filter(pl.Series(keep))
+        out.append(side.select(LEAF_COLUMNS))
+    return out[0], out[1], paths

@@ -128,6 +128,31 @@ def with_strategy(fields: pl.DataFrame, configured: pl.Series, config: Config) -
     return fields.with_columns(configured.alias("strategy"))
 
 
+def _numbers(values: pl.DataFrame) -> pl.DataFrame:
+    """``parse_number`` of both sides (g, a), its string parser run only on rows that hold a
+    string: numbers are a cast, and the parser's regexes cost ten times more."""
+
+    def number(side: str) -> pl.Expr:
+        kind = pl.col(f"{side}_kind")
+        return pl.when(kind.is_in(["int", "float"])).then(
+            pl.col(f"{side}_text").cast(pl.Float64, strict=False)
+        )
+
+    out = values.select(number("gt").alias("g"), number("aio").alias("a"))
+    strings = values.select(
+        (pl.col("gt_kind") == "string") | (pl.col("aio_kind") == "string")
+    ).to_series().arg_true()
+    if len(strings):
+        parsed = values[strings].select(
+            parse_number(pl.col("gt_text"), pl.col("gt_kind")).alias("g"),
+            parse_number(pl.col("aio_text"), pl.col("aio_kind")).alias("a"),
+        )
+        out = out.with_columns(
+            out["g"].scatter(strings, parsed["g"]), out["a"].scatter(strings, parsed["a"])
+        )
+    return out
+
+
 def score_fields(
     fields: pl.DataFrame, config: Config, semantic_scorer: Scorer | str | None = None
 ) -> pl.DataFrame:
@@ -148,9 +173,7 @@ def score_fields(
     values = fields.select("gt_text", "aio_text", "gt_kind", "aio_kind")
 
     at = rows["numeric"].arg_true()
-    g = parse_number(pl.col("gt_text"), pl.col("gt_kind"))
-    a = parse_number(pl.col("aio_text"), pl.col("aio_kind"))
-    numeric = values[at].lazy().select(g.alias("g"), a.alias("a")).select(
+    numeric = _numbers(values[at]).lazy().select(
         pl.when(pl.col("g").is_not_null() & pl.col("a").is_not_null())
         .then(
             1.0

@@ -6,6 +6,7 @@ are built: counting and comparing small integers is cheaper than strings.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from .config import Config
@@ -28,47 +29,43 @@ def pair_leaves(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
 
     A merge on one sort instead of a hash join: every leaf gets the key
     doc << 33 | pid << 1 | side, so after sorting the keys a path's GT row (if any) directly
-    precedes its AIO row (if any). A path is unique within a document and side.
+    precedes its AIO row (if any). A path is unique within a document and side. Each side comes
+    in document order, so the stable sort (timsort over runs) is several times faster than
+    Polars' sort here.
     """
-    both = (
-        pl.concat([gt.select(_key(0)), aio.select(_key(1))])
-        .with_row_index("_i")
-        .sort("_k")
-    )
-    if both.select((pl.col("_k") == pl.col("_k").shift(1)).any()).item():
-        raise ValueError("a document has two leaves with the same path on one side")
     n_gt = gt.height
-    path = pl.col("_k") // 2
-    rows = (
-        both.lazy()
-        .select(
-            (path // 2**32).cast(pl.UInt32).alias("doc"),
-            (path % 2**32).cast(pl.UInt32).alias("pid"),
-            pl.when(pl.col("_k") % 2 == 0).then(pl.col("_i")).alias("_g"),
-            pl.when(pl.col("_k") % 2 == 1)
-            .then(pl.col("_i"))
-            .when(path == path.shift(-1))
-            .then(pl.col("_i").shift(-1))
-            .alias("_a"),
-            (path != path.shift(1)).fill_null(True).alias("_first"),
-        )
-        .filter("_first")
-        .collect()
+    key = np.concatenate(
+        [side.select(_key(s)).to_series().to_numpy() for s, side in enumerate((gt, aio))]
     )
-    g_at, a_at = rows["_g"], rows["_a"] - n_gt
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    if np.any(key[1:] == key[:-1]):
+        raise ValueError("a document has two leaves with the same path on one side")
+    path = key >> 1
+    new_path = np.ones(len(path), dtype=bool)
+    new_path[1:] = path[1:] != path[:-1]
+    starts = np.flatnonzero(new_path)
+    nxt = np.minimum(starts + 1, len(key) - 1)
+    paired = (path[nxt] == path[starts]) & (starts + 1 < len(key))
+    from_gt = (key[starts] & 1) == 0
+    g_at = np.where(from_gt, order[starts], -1)
+    a_at = np.where(from_gt, np.where(paired, order[nxt], -1), order[starts]) - n_gt
+    at = pl.DataFrame({"g": g_at, "a": a_at}).select(
+        pl.when(pl.col(c) >= 0).then(pl.col(c)).alias(c) for c in ("g", "a")
+    )
     cols = ["kind", "text", "is_null"]
-    g = gt.select(pl.col(cols).gather(g_at))
-    a = aio.select(pl.col(cols).gather(a_at))
+    g = gt.select(pl.col(cols).gather(at["g"]))
+    a = aio.select(pl.col(cols).gather(at["a"]))
     return pl.DataFrame(
         [
-            rows["doc"],
-            rows["pid"],
+            pl.Series("doc", path[starts] >> 32, dtype=pl.UInt32),
+            pl.Series("pid", path[starts] & 0xFFFFFFFF, dtype=pl.UInt32),
             g["text"].alias("gt_text"),
             a["text"].alias("aio_text"),
             g["kind"].alias("gt_kind"),
             a["kind"].alias("aio_kind"),
-            g_at.is_not_null().alias("gt_present"),
-            a_at.is_not_null().alias("aio_present"),
+            at["g"].is_not_null().alias("gt_present"),
+            at["a"].is_not_null().alias("aio_present"),
             g["is_null"].fill_null(True).alias("gt_null"),
             a["is_null"].fill_null(True).alias("aio_null"),
         ]

@@ -368,7 +368,7 @@ def _score_batch(
     fields = with_strategy(fields, configured, config)
     fields = score_fields(fields, config, semantic_scorer).with_columns(cell_expr(config))
     clock.lap("score", next_stage="aggregate")
-    counts = doc_attribute_counts(fields, config, docs["doc"], attributes, path_attr)
+    counts = doc_attribute_counts(fields, config, docs["doc"], attributes)
     documents = document_rates(counts, docs, config).sort("doc")
     ids = pl.DataFrame({"doc": pl.Series(range(stop - start), dtype=pl.UInt32)}).join(
         docs.select("doc", "doc_id", *meta_cols), on="doc", how="left", maintain_order="left"

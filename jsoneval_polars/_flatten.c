@@ -5,11 +5,11 @@
  * Python walker calls a helper (_segments, _container_text, _array_text, _check_encodable), so
  * quoting rules, canonical JSON and error texts have one definition.
  *
- * Output, per leaf row: doc, item, node, kind code, text (Arrow large-string offsets + data +
- * validity), is_null, empty_array; per item row: item, doc, parent, depth, node, index.
- * suffix / attribute / key / member are not copied per row: a row names a path node, and the
- * few distinct nodes (one per distinct path shape, list indices are never part of a suffix) are
- * returned once as Python lists for a gather on the Polars side.
+ * The string columns come out in Polars' own layout, Arrow string views (16 bytes a row: the
+ * length and either the bytes or a prefix and a place in a data buffer), so Polars takes them
+ * without a copy or a conversion. A row's suffix / attribute / key / member depend only on its
+ * path node; the few distinct nodes (list indices are never part of a suffix) have their views
+ * made once, their bytes kept in one "paths" buffer, and each row copies the views.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -18,13 +18,26 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* Kinds, in the order of values.KINDS. */
 enum { K_NULL, K_BOOL, K_INT, K_FLOAT, K_STRING, K_ARRAY, K_OBJECT };
+static const char *const kind_names[] = {"null", "bool", "int", "float", "string", "array",
+                                         "object"};
 
-/* A C frame chain this deep would approach the thread's stack size; Python's own recursion
- * limit (checked by Py_EnterRecursiveCall at every level) normally stops the walk long before. */
-#define MAX_C_DEPTH 20000
+#if defined(__GNUC__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define HOT_INLINE static inline
+#endif
+
+/* Nesting levels (objects and arrays) the walk enters at most: a level takes about 300 bytes of
+ * C stack, so this stays within a small thread stack. Python's recursion limit (checked by
+ * Py_EnterRecursiveCall at every level) stops the walk long before unless it was raised, and
+ * extract.py parses no JSON nested deeper than 1024 levels. */
+#define MAX_C_DEPTH 5000
 
 /* ---------------------------------------------------------------------------------------- */
 /* Memory handed to Python without a copy: a read-only buffer-protocol object owning a malloc
@@ -101,11 +114,36 @@ next_cap(size_t cap, size_t first, size_t *out)
     return 0;
 }
 
-/* Resizes *p to n elements of elem bytes; *p is unchanged on failure. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Grows *p from old_n to n elements of elem bytes; *p is unchanged on failure.
+ * The columns of a batch are tens of MB written once, and in a virtual machine a page fault per
+ * 4 KiB costs about as much as the walk itself. So large blocks are aligned to, and asked to
+ * be backed by, 2 MiB pages where the system grants them on request (numpy asks the same for
+ * its large arrays); elsewhere this is a plain realloc. */
 static int
-resize(void **p, size_t n, size_t elem)
+resize(void **p, size_t old_n, size_t n, size_t elem)
 {
-    void *q = realloc(*p, n * elem);
+    size_t bytes = n * elem;
+#if defined(MADV_HUGEPAGE)
+    if (bytes >= HUGE_PAGE) {
+        size_t rounded = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+        void *q;
+        if (posix_memalign(&q, HUGE_PAGE, rounded) != 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        (void)madvise(q, rounded, MADV_HUGEPAGE); /* a hint: failure changes nothing */
+        if (*p != NULL && old_n > 0)
+            memcpy(q, *p, old_n * elem);
+        free(*p);
+        *p = q;
+        return 0;
+    }
+#else
+    (void)old_n;
+#endif
+    void *q = realloc(*p, bytes);
     if (q == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -115,31 +153,135 @@ resize(void **p, size_t n, size_t elem)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Path nodes. A node is a walk_dict context (suffix, attribute, root, item_root) and, for the
- * rows written at it, the (suffix, attribute, key, member) of a row. */
+/* Arrow string views and the data buffers behind them */
 
+typedef struct {
+    uint64_t lo, hi; /* little-endian: length (32 bits) then 12 bytes, or prefix, buffer, offset */
+} View;
+
+/* Bytes for long strings. A view's offset is an int32, so the arena is cut into segments of
+ * `seg` bytes (each handed to Arrow as one buffer) and no string straddles two. */
+typedef struct {
+    char *p;
+    size_t len, cap, seg;
+} Arena;
+
+static inline int
+arena_reserve(Arena *a, size_t n, size_t first)
+{
+    if (n <= a->cap - a->len)
+        return 0;
+    size_t cap = a->cap;
+    while (n > cap - a->len)
+        if (next_cap(cap, first, &cap) < 0)
+            return -1;
+    /* all of the old block: bytes written past len may be waiting for arena_keep */
+    if (resize((void **)&a->p, a->cap, cap, 1) < 0)
+        return -1;
+    a->cap = cap;
+    return 0;
+}
+
+static inline View
+view_inline(const char *s, size_t n) /* n <= 12 */
+{
+    char b[16] = {0};
+    uint32_t len = (uint32_t)n;
+    memcpy(b, &len, 4);
+    for (size_t i = 0; i < n; i++) /* short: a loop beats a call to memcpy */
+        b[4 + i] = s[i];
+    View v;
+    memcpy(&v, b, 16);
+    return v;
+}
+
+/* The view of n > 12 bytes at a->p + at, inside one segment. */
+static inline View
+view_long(const Arena *a, size_t at, size_t n)
+{
+    char b[16];
+    uint32_t len = (uint32_t)n, buffer = (uint32_t)(at / a->seg), offset = (uint32_t)(at % a->seg);
+    memcpy(b, &len, 4);
+    memcpy(b + 4, a->p + at, 4);
+    memcpy(b + 8, &buffer, 4);
+    memcpy(b + 12, &offset, 4);
+    View v;
+    memcpy(&v, b, 16);
+    return v;
+}
+
+/* Keeps the n bytes written at the end of the arena (n > 12) and returns their view; they move
+ * to the next segment when they would straddle a boundary. */
+static int
+arena_keep(Arena *a, size_t n, size_t first, View *out)
+{
+    if (n > a->seg || n > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "a string longer than 2 GiB cannot be a column value");
+        return -1;
+    }
+    size_t at = a->len;
+    if (at / a->seg != (at + n - 1) / a->seg) {
+        size_t boundary = (at / a->seg + 1) * a->seg;
+        if (arena_reserve(a, boundary + n - a->len, first) < 0)
+            return -1;
+        memmove(a->p + boundary, a->p + at, n);
+        at = boundary;
+    }
+    *out = view_long(a, at, n);
+    a->len = at + n;
+    return 0;
+}
+
+/* The view of a str's UTF-8, its bytes (if long) appended to the arena. */
+static int
+arena_view(Arena *a, PyObject *s, View *out)
+{
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(s, &n);
+    if (u == NULL)
+        return -1;
+    if (n <= 12) {
+        *out = view_inline(u, (size_t)n);
+        return 0;
+    }
+    if (arena_reserve(a, (size_t)n, 0) < 0)
+        return -1;
+    memcpy(a->p + a->len, u, (size_t)n);
+    return arena_keep(a, (size_t)n, 0, out);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* State */
+
+/* A path node is a walk_dict context (suffix, attribute, root, item_root) and, for the rows
+ * written at it, the (suffix, attribute, key, member) of a row. */
 typedef struct {
     PyObject *suffix, *attr; /* str, owned */
     PyObject *key;           /* str, owned; NULL for the root */
+    View v_suffix, v_attr, v_key, v_member; /* v_member: v_key for a member of an item */
     Py_hash_t hash;          /* hash of key */
     Py_ssize_t parent;       /* context the key was looked up in (-1: root or record context) */
     Py_ssize_t records;      /* record context of a list of records at this node, or -1 */
+    /* the child met first in this context, and the sibling met after this node, last time:
+     * documents of one batch mostly share a key order (and, parsed by orjson, key objects) */
+    Py_ssize_t first, next;
     unsigned char root, item_root, member;
 } Node;
 
 typedef struct {
     /* leaf rows */
-    size_t n, cap, null_count;
-    uint32_t *doc, *node;
-    int64_t *item, *off; /* off holds n + 1 entries */
-    uint8_t *kind, *valid, *is_null, *empty_array;
-    char *text;
-    size_t text_len, text_cap;
+    size_t n, cap;
+    uint32_t *doc;
+    int64_t *item;
+    View *suffix, *attr, *key, *member, *kind, *text;
+    uint8_t *member_valid, *text_valid, *is_null, *empty_array;
+    Arena texts, paths;
     /* item rows */
     size_t in, icap;
     int64_t *i_item, *i_parent;
-    uint32_t *i_doc, *i_node;
+    uint32_t *i_doc;
     int32_t *i_depth, *i_index;
+    View *i_attr, *i_suffix;
     /* nodes, and a hash table (parent, key) -> node */
     Node *nodes;
     size_t n_nodes, cap_nodes;
@@ -162,48 +304,47 @@ static PyObject *s_empty, *s_space, *s_brackets, *s_lower, *s_object, *s_array;
  * case, whitespace as a space) */
 static unsigned char is_ws[256], canon_of[256];
 
+static View kind_views[7];
+static const View null_view;
+
 static void
 state_free(State *st)
 {
-    free(st->doc);
-    free(st->node);
-    free(st->item);
-    free(st->off);
-    free(st->kind);
-    free(st->valid);
-    free(st->is_null);
-    free(st->empty_array);
-    free(st->text);
-    free(st->i_item);
-    free(st->i_parent);
-    free(st->i_doc);
-    free(st->i_node);
-    free(st->i_depth);
-    free(st->i_index);
+    void *arrays[] = {
+        st->doc, st->item, st->suffix, st->attr, st->key, st->member, st->kind, st->text,
+        st->member_valid, st->text_valid, st->is_null, st->empty_array, st->texts.p,
+        st->paths.p, st->i_item, st->i_parent, st->i_doc, st->i_depth, st->i_index,
+        st->i_attr, st->i_suffix, st->table,
+    };
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        free(arrays[i]);
     for (size_t i = 0; i < st->n_nodes; i++) {
         Py_XDECREF(st->nodes[i].suffix);
         Py_XDECREF(st->nodes[i].attr);
         Py_XDECREF(st->nodes[i].key);
     }
     free(st->nodes);
-    free(st->table);
     Py_XDECREF(st->members);
 }
 
-/* Room for one more leaf row in every leaf column (off holds one entry more). */
+/* Room for one more leaf row in every leaf column. */
 static int
 leaves_grow(State *st)
 {
     size_t cap;
     if (next_cap(st->cap, hint_rows, &cap) < 0 ||
-        resize((void **)&st->doc, cap, sizeof(*st->doc)) < 0 ||
-        resize((void **)&st->node, cap, sizeof(*st->node)) < 0 ||
-        resize((void **)&st->item, cap, sizeof(*st->item)) < 0 ||
-        resize((void **)&st->kind, cap, 1) < 0 ||
-        resize((void **)&st->valid, cap, 1) < 0 ||
-        resize((void **)&st->is_null, cap, 1) < 0 ||
-        resize((void **)&st->empty_array, cap, 1) < 0 ||
-        resize((void **)&st->off, cap + 1, sizeof(*st->off)) < 0)
+        resize((void **)&st->doc, st->cap, cap, sizeof(*st->doc)) < 0 ||
+        resize((void **)&st->item, st->cap, cap, sizeof(*st->item)) < 0 ||
+        resize((void **)&st->suffix, st->cap, cap, sizeof(View)) < 0 ||
+        resize((void **)&st->attr, st->cap, cap, sizeof(View)) < 0 ||
+        resize((void **)&st->key, st->cap, cap, sizeof(View)) < 0 ||
+        resize((void **)&st->member, st->cap, cap, sizeof(View)) < 0 ||
+        resize((void **)&st->kind, st->cap, cap, sizeof(View)) < 0 ||
+        resize((void **)&st->text, st->cap, cap, sizeof(View)) < 0 ||
+        resize((void **)&st->member_valid, st->cap, cap, 1) < 0 ||
+        resize((void **)&st->text_valid, st->cap, cap, 1) < 0 ||
+        resize((void **)&st->is_null, st->cap, cap, 1) < 0 ||
+        resize((void **)&st->empty_array, st->cap, cap, 1) < 0)
         return -1;
     st->cap = cap;
     return 0;
@@ -214,64 +355,69 @@ items_grow(State *st)
 {
     size_t cap;
     if (next_cap(st->icap, hint_items, &cap) < 0 ||
-        resize((void **)&st->i_item, cap, sizeof(*st->i_item)) < 0 ||
-        resize((void **)&st->i_parent, cap, sizeof(*st->i_parent)) < 0 ||
-        resize((void **)&st->i_doc, cap, sizeof(*st->i_doc)) < 0 ||
-        resize((void **)&st->i_node, cap, sizeof(*st->i_node)) < 0 ||
-        resize((void **)&st->i_depth, cap, sizeof(*st->i_depth)) < 0 ||
-        resize((void **)&st->i_index, cap, sizeof(*st->i_index)) < 0)
+        resize((void **)&st->i_item, st->icap, cap, sizeof(*st->i_item)) < 0 ||
+        resize((void **)&st->i_parent, st->icap, cap, sizeof(*st->i_parent)) < 0 ||
+        resize((void **)&st->i_doc, st->icap, cap, sizeof(*st->i_doc)) < 0 ||
+        resize((void **)&st->i_depth, st->icap, cap, sizeof(*st->i_depth)) < 0 ||
+        resize((void **)&st->i_index, st->icap, cap, sizeof(*st->i_index)) < 0 ||
+        resize((void **)&st->i_attr, st->icap, cap, sizeof(View)) < 0 ||
+        resize((void **)&st->i_suffix, st->icap, cap, sizeof(View)) < 0)
         return -1;
     st->icap = cap;
     return 0;
 }
 
+/* Room for n bytes of text at the end of the text arena (where a leaf's text is written). */
 static inline int
 text_reserve(State *st, size_t n)
 {
-    if (n <= st->text_cap - st->text_len)
-        return 0;
-    size_t cap = st->text_cap;
-    while (n > cap - st->text_len)
-        if (next_cap(cap, hint_text, &cap) < 0)
-            return -1;
-    if (resize((void **)&st->text, cap, 1) < 0)
-        return -1;
-    st->text_cap = cap;
-    return 0;
+    return arena_reserve(&st->texts, n, hint_text);
 }
 
-/* A leaf row whose text (tlen bytes, or null when tlen < 0) is already written at the end of
- * the text buffer. */
-static int
+/* A leaf row whose text (tlen bytes, or null when tlen < 0) is written at the end of the text
+ * arena: kept there if long, else copied into the view (and the space reused). Runs for every
+ * leaf, so it is inlined, where the kind is mostly a constant that folds the tests on it. */
+HOT_INLINE int
 leaf_row(State *st, int64_t item, Py_ssize_t node, int kind, Py_ssize_t tlen)
 {
     if (st->n == st->cap && leaves_grow(st) < 0)
         return -1;
-    size_t r = st->n;
-    const char *t = tlen == 2 ? st->text + st->text_len : NULL;
+    const char *t = tlen > 0 ? st->texts.p + st->texts.len : NULL;
+    /* is_null and empty_array as flatten.py's expressions define them */
+    int two = tlen == 2 && ((t[0] == '[' && t[1] == ']') || (t[0] == '{' && t[1] == '}'));
+    uint8_t is_null = tlen < 0 || (kind == K_STRING && tlen == 0) ||
+                      (st->empty_null && (kind == K_ARRAY || kind == K_OBJECT) && two);
+    uint8_t empty_array = kind == K_ARRAY && two && t[0] == '[';
+    View text = null_view;
+    if (tlen > 12) {
+        if (arena_keep(&st->texts, (size_t)tlen, hint_text, &text) < 0)
+            return -1;
+    }
+    else if (tlen >= 0)
+        text = view_inline(t, (size_t)tlen);
+    size_t r = st->n++;
+    const Node *nd = &st->nodes[node];
     st->doc[r] = st->doc_pos;
     st->item[r] = item;
-    st->node[r] = (uint32_t)node;
-    st->kind[r] = (uint8_t)kind;
-    st->valid[r] = tlen >= 0;
-    /* is_null and empty_array as flatten.py's expressions define them */
-    int two = t && ((t[0] == '[' && t[1] == ']') || (t[0] == '{' && t[1] == '}'));
-    st->is_null[r] = tlen < 0 || (kind == K_STRING && tlen == 0) ||
-                     (st->empty_null && (kind == K_ARRAY || kind == K_OBJECT) && two);
-    st->empty_array[r] = kind == K_ARRAY && two && t[0] == '[';
-    if (tlen > 0)
-        st->text_len += (size_t)tlen;
-    st->off[r + 1] = (int64_t)st->text_len;
-    st->n = r + 1;
+    st->suffix[r] = nd->v_suffix;
+    st->attr[r] = nd->v_attr;
+    st->key[r] = nd->v_key;
+    st->member[r] = nd->v_member;
+    st->kind[r] = kind_views[kind];
+    st->text[r] = text;
+    st->member_valid[r] = nd->member;
+    st->text_valid[r] = tlen >= 0;
+    st->is_null[r] = is_null;
+    st->empty_array[r] = empty_array;
     return 0;
 }
 
-static int
+static inline int
 leaf_literal(State *st, int64_t item, Py_ssize_t node, int kind, const char *s, size_t n)
 {
     if (text_reserve(st, n) < 0)
         return -1;
-    memcpy(st->text + st->text_len, s, n);
+    memcpy(st->texts.p + st->texts.len, s, n);
     return leaf_row(st, item, node, kind, (Py_ssize_t)n);
 }
 
@@ -296,46 +442,52 @@ item_row(State *st, int64_t iid, int64_t parent, int32_t depth, Py_ssize_t node,
     st->i_doc[r] = st->doc_pos;
     st->i_parent[r] = parent;
     st->i_depth[r] = depth;
-    st->i_node[r] = (uint32_t)node;
     st->i_index[r] = index;
+    st->i_attr[r] = st->nodes[node].v_attr;
+    st->i_suffix[r] = st->nodes[node].v_suffix;
     return 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* Nodes */
 
-/* Steals suffix and attr (also on failure); borrows key. */
+/* Steals suffix and attr (also on failure); borrows key. key_view: the view of key, or NULL to
+ * make it. */
 static Py_ssize_t
-node_new(State *st, PyObject *suffix, PyObject *attr, PyObject *key, Py_hash_t hash,
-         Py_ssize_t parent, int root, int item_root, int member)
+node_new(State *st, PyObject *suffix, PyObject *attr, PyObject *key, const View *key_view,
+         Py_hash_t hash, Py_ssize_t parent, int root, int item_root, int member)
 {
     size_t cap = st->cap_nodes;
     if (suffix == NULL || attr == NULL ||
-        (st->n_nodes == cap &&
-         (next_cap(cap, 0, &cap) < 0 || resize((void **)&st->nodes, cap, sizeof(Node)) < 0))) {
+        (st->n_nodes == cap && (next_cap(cap, 0, &cap) < 0 ||
+                                resize((void **)&st->nodes, st->n_nodes, cap, sizeof(Node)) < 0))) {
         Py_XDECREF(suffix);
         Py_XDECREF(attr);
         return -1;
     }
     st->cap_nodes = cap;
-    if (st->n_nodes >= UINT32_MAX) {
-        Py_DECREF(suffix);
-        Py_DECREF(attr);
-        PyErr_SetString(PyExc_OverflowError, "too many distinct paths in one batch");
-        return -1;
-    }
     Node *n = &st->nodes[st->n_nodes];
+    memset(n, 0, sizeof *n);
     n->suffix = suffix;
     n->attr = attr;
     Py_XINCREF(key);
     n->key = key;
+    st->n_nodes++; /* from here state_free releases the references */
+    if (arena_view(&st->paths, suffix, &n->v_suffix) < 0 ||
+        arena_view(&st->paths, attr, &n->v_attr) < 0)
+        return -1;
+    if (key_view)
+        n->v_key = *key_view;
+    else if (key && arena_view(&st->paths, key, &n->v_key) < 0)
+        return -1;
     n->hash = hash;
     n->parent = parent;
-    n->records = -1;
+    n->records = n->first = n->next = -1;
     n->root = (unsigned char)root;
     n->item_root = (unsigned char)item_root;
     n->member = (unsigned char)member;
-    return (Py_ssize_t)st->n_nodes++;
+    n->v_member = member ? n->v_key : null_view;
+    return (Py_ssize_t)(st->n_nodes - 1);
 }
 
 static inline size_t
@@ -404,7 +556,7 @@ child_node(State *st, Py_ssize_t ctx, PyObject *k)
     PyObject *at = PyUnicode_Concat(c->attr, PyTuple_GET_ITEM(seg, first ? 0 : 1));
     int member = c->item_root;
     Py_DECREF(seg);
-    Py_ssize_t id = node_new(st, s, at, k, hash, ctx, 0, 0, member);
+    Py_ssize_t id = node_new(st, s, at, k, NULL, hash, ctx, 0, 0, member);
     if (id < 0)
         return -1;
     if (st->n_nodes * 2 > mask + 1) {
@@ -426,9 +578,10 @@ records_node(State *st, Py_ssize_t n)
 {
     if (st->nodes[n].records >= 0)
         return st->nodes[n].records;
+    View key_view = st->nodes[n].v_key;
     Py_INCREF(s_empty);
     Py_ssize_t id = node_new(st, s_empty, PyUnicode_Concat(st->nodes[n].attr, s_brackets),
-                             st->nodes[n].key, -1, -1, 0, 1, 0);
+                             st->nodes[n].key, &key_view, -1, -1, 0, 1, 0);
     if (id >= 0)
         st->nodes[n].records = id;
     return id;
@@ -447,6 +600,49 @@ raise_unrepr(State *st, PyObject *msg)
     return -1;
 }
 
+/* " ".join(s.split()).lower() of an ASCII string into dst (n bytes available); returns the
+ * length. Branch-free per byte: every byte is written, the write position only advances past
+ * a whitespace byte that follows a kept byte, and a trailing space is cut at the end. Eight
+ * bytes at a time where they need no more than lower-casing (no whitespace but single spaces
+ * after a kept byte), which is most of ordinary text. */
+static size_t
+canon_ascii(const unsigned char *src, size_t n, char *dst)
+{
+    size_t w = 0, i = 0;
+    unsigned prev_ws = 1;
+    while (i < n) {
+        size_t stop = n - i < 8 ? n : i + 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (stop == i + 8) {
+            /* exact per-byte tests: bytes are < 0x80, so no sum carries into the next byte */
+            const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+            uint64_t x, y;
+            memcpy(&x, src + i, 8);
+            uint64_t low = ~(x + 0x5F * ones) & highs; /* < 0x21 */
+            uint64_t sp = x ^ (0x20 * ones);
+            uint64_t space = ~(((sp & 0x7F * ones) + 0x7F * ones) | sp) & highs;
+            uint64_t after_ws = (space << 8) | (prev_ws ? 0x80u : 0u);
+            if (low == space && !(space & after_ws)) {
+                uint64_t upper = (x + 0x3F * ones) & ~(x + 0x25 * ones) & highs; /* A-Z */
+                y = x | (upper >> 2);
+                memcpy(dst + w, &y, 8);
+                w += 8;
+                i += 8;
+                prev_ws = (unsigned)(space >> 63);
+                continue;
+            }
+        }
+#endif
+        for (; i < stop; i++) {
+            unsigned ws = is_ws[src[i]];
+            dst[w] = (char)canon_of[src[i]];
+            w += !(ws & prev_ws);
+            prev_ws = ws;
+        }
+    }
+    return w - (w > 0 && prev_ws);
+}
+
 /* text = " ".join(v.split()).lower(), checked for lone surrogates when not ASCII */
 static int
 leaf_string(State *st, int64_t item, Py_ssize_t node, PyObject *v)
@@ -460,18 +656,7 @@ leaf_string(State *st, int64_t item, Py_ssize_t node, PyObject *v)
         const unsigned char *src = PyUnicode_1BYTE_DATA(v);
         if (text_reserve(st, n) < 0)
             return -1;
-        /* branch-free: every byte is written, the write position only advances past a
-         * whitespace byte that follows a kept byte; a trailing space is cut at the end */
-        char *dst = st->text + st->text_len;
-        size_t w = 0;
-        unsigned prev_ws = 1;
-        for (size_t i = 0; i < n; i++) {
-            unsigned ws = is_ws[src[i]];
-            dst[w] = (char)canon_of[src[i]];
-            w += !(ws & prev_ws);
-            prev_ws = ws;
-        }
-        w -= w > 0 && prev_ws;
+        size_t w = canon_ascii(src, n, st->texts.p + st->texts.len);
         return leaf_row(st, item, node, K_STRING, (Py_ssize_t)w);
     }
     PyObject *parts = PyUnicode_Split(v, NULL, -1);
@@ -499,22 +684,36 @@ leaf_string(State *st, int64_t item, Py_ssize_t node, PyObject *v)
     return rc;
 }
 
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Decimal text of x into buf (>= 21 bytes); returns the length. Written in place from the
+ * end: a copy of a few bytes would become a call to memcpy. */
 static size_t
 format_i64(char *buf, long long x)
 {
-    char tmp[24];
-    size_t n = 0;
     unsigned long long u = x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    size_t w = 0;
+    size_t n = x < 0, digits = 1;
+    for (unsigned long long t = u; t >= 10; t /= 10)
+        digits++;
     if (x < 0)
-        buf[w++] = '-';
-    while (n)
-        buf[w++] = tmp[--n];
-    return w;
+        buf[0] = '-';
+    char *p = buf + n + digits;
+    while (u >= 100) {
+        const char *d = digit_pairs + 2 * (u % 100);
+        *--p = d[1];
+        *--p = d[0];
+        u /= 100;
+    }
+    if (u >= 10) {
+        *--p = digit_pairs[2 * u + 1];
+        *--p = digit_pairs[2 * u];
+    }
+    else
+        *--p = (char)('0' + u);
+    return n + digits;
 }
 
 static int
@@ -525,8 +724,10 @@ leaf_int(State *st, int64_t item, Py_ssize_t node, PyObject *v)
     if (x == -1 && PyErr_Occurred())
         return -1;
     if (!overflow) {
-        char buf[24];
-        return leaf_literal(st, item, node, K_INT, buf, format_i64(buf, x));
+        if (text_reserve(st, 24) < 0)
+            return -1;
+        size_t n = format_i64(st->texts.p + st->texts.len, x);
+        return leaf_row(st, item, node, K_INT, (Py_ssize_t)n);
     }
     PyObject *s = PyObject_Str(v);
     if (s == NULL)
@@ -542,39 +743,42 @@ static const double pow10_exact[] = {
 };
 
 /* repr(x) for 1e-4 <= |x| < 2**53, x not integral, when its shortest round-trip decimal has a
- * few digits (prices, measurements): dtoa's bignum search costs ~10x more than this. The
- * decimal m / 10**k reads back as x exactly when the division of the two exact doubles does
- * (IEEE division rounds correctly). k rises from 1, and while a step of 10**-k is wider than
- * twice x's rounding interval at most one m (next to x * 10**k) can round-trip, so the first hit
- * is the unique shortest string, which is what repr prints (fixed notation in this range).
- * Returns the length written to buf (>= 40 bytes), or 0 to ask for the general algorithm. */
+ * few digits (prices, measurements): dtoa's bignum search costs ~10x more than this.
+ * m / 10**k reads back as x exactly when the division of the two exact doubles gives x (IEEE
+ * division rounds correctly). Let w = ulp(x) * 10**k. Any m that reads back as x lies within
+ * w/2 of x * 10**k, so within 1.5 w of its computed value s; while w < 1/4 that can only be
+ * round(s). k rises from 1, so the first hit is the shortest string, and the only one of its
+ * length: what repr prints (in fixed notation in this range).
+ * Returns the length written to buf (>= 48 bytes), or 0 to ask for the general algorithm. */
 static size_t
 short_repr(double x, char *buf)
 {
-    double a = fabs(x), ulp = nextafter(a, INFINITY) - a;
+    double a = fabs(x), up;
     if (!(a >= 1e-4 && a < 9007199254740992.0))
         return 0;
+    uint64_t bits;
+    memcpy(&bits, &a, 8);
+    bits++; /* the next double up: a is positive and finite */
+    memcpy(&up, &bits, 8);
+    double ulp = up - a;
     for (int k = 1; k <= 22; k++) {
-        double p = pow10_exact[k], scaled = a * p;
-        if (scaled >= 9007199254740992.0 || ulp * p >= 0.5)
+        double p = pow10_exact[k], s = a * p, w = ulp * p;
+        if (s >= 9007199254740992.0 || w >= 0.25)
             return 0;
-        double m = floor(scaled + 0.5);
-        for (double c = m - 1; c <= m + 1; c++) {
-            if (c <= 0 || c / p != a)
-                continue;
-            uint64_t digits = (uint64_t)c, div = (uint64_t)p;
-            size_t w = 0;
-            if (x < 0)
-                buf[w++] = '-';
-            w += format_i64(buf + w, (long long)(digits / div));
-            buf[w++] = '.';
-            uint64_t frac = digits % div;
-            for (int i = k - 1; i >= 0; i--) {
-                buf[w + (size_t)i] = (char)('0' + frac % 10);
-                frac /= 10;
-            }
-            return w + (size_t)k;
+        double m = (double)(int64_t)(s + 0.5); /* round(s): s is positive */
+        if (fabs(s - m) > 1.5 * w || m / p != a)
+            continue;
+        uint64_t digits = (uint64_t)m, div = (uint64_t)p, frac = digits % div;
+        size_t n = 0;
+        if (x < 0)
+            buf[n++] = '-';
+        n += format_i64(buf + n, (long long)(digits / div));
+        buf[n++] = '.';
+        for (int i = k - 1; i >= 0; i--) {
+            buf[n + (size_t)i] = (char)('0' + frac % 10);
+            frac /= 10;
         }
+        return n + (size_t)k;
     }
     return 0;
 }
@@ -585,12 +789,16 @@ leaf_float(State *st, int64_t item, Py_ssize_t node, double x)
 {
     if (isnan(x))
         return leaf_row(st, item, node, K_FLOAT, -1);
-    char buf[48];
-    if (isfinite(x) && x == floor(x) && fabs(x) < 9007199254740992.0)
-        return leaf_literal(st, item, node, K_FLOAT, buf, format_i64(buf, (long long)x));
-    size_t n = short_repr(x, buf);
+    if (text_reserve(st, 48) < 0)
+        return -1;
+    char *dst = st->texts.p + st->texts.len;
+    size_t n;
+    if (fabs(x) < 9007199254740992.0 && x == (double)(int64_t)x)
+        n = format_i64(dst, (long long)x);
+    else
+        n = short_repr(x, dst);
     if (n)
-        return leaf_literal(st, item, node, K_FLOAT, buf, n);
+        return leaf_row(st, item, node, K_FLOAT, (Py_ssize_t)n);
     char *r = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL); /* = repr(x) */
     if (r == NULL)
         return -1;
@@ -720,16 +928,24 @@ done:
     return rc;
 }
 
-/* One member k: v of a dict walked in context ctx (flatten.py walk_dict's loop body). */
+/* One member k: v of a dict walked in context ctx (flatten.py walk_dict's loop body); *prev is
+ * the node of the member before it in this dict (-1 for the first). */
 static int
-walk_member(State *st, Py_ssize_t ctx, PyObject *k, PyObject *v, int64_t item, int32_t depth)
+walk_member(State *st, Py_ssize_t ctx, PyObject *k, PyObject *v, int64_t item, int32_t depth,
+            Py_ssize_t *prev)
 {
     if (!PyUnicode_CheckExact(k))
         return raise_unrepr(st, PyUnicode_FromFormat("object key %R at '%U' is not a string", k,
                                                      st->nodes[ctx].suffix));
-    Py_ssize_t n = child_node(st, ctx, k);
-    if (n < 0)
-        return -1;
+    Py_ssize_t *link = *prev >= 0 ? &st->nodes[*prev].next : &st->nodes[ctx].first;
+    Py_ssize_t n = *link;
+    if (n < 0 || st->nodes[n].key != k) {
+        n = child_node(st, ctx, k); /* may move st->nodes */
+        if (n < 0)
+            return -1;
+        *(*prev >= 0 ? &st->nodes[*prev].next : &st->nodes[ctx].first) = n;
+    }
+    *prev = n;
     int mem = st->nodes[ctx].item_root;
     PyTypeObject *t = Py_TYPE(v);
     if (t == &PyUnicode_Type)
@@ -768,14 +984,14 @@ walk_dict(State *st, PyObject *d, Py_ssize_t ctx, int64_t item, int32_t depth)
 {
     if (enter(st) < 0)
         return -1;
-    Py_ssize_t pos = 0;
+    Py_ssize_t pos = 0, prev = -1;
     PyObject *k, *v;
     int rc = 0;
     while (rc == 0 && PyDict_Next(d, &pos, &k, &v)) {
         /* owned for the duration: callbacks run Python code that could drop them */
         Py_INCREF(k);
         Py_INCREF(v);
-        rc = walk_member(st, ctx, k, v, item, depth);
+        rc = walk_member(st, ctx, k, v, item, depth, &prev);
         Py_DECREF(k);
         Py_DECREF(v);
     }
@@ -807,6 +1023,31 @@ document_error(State *st)
     return NULL;
 }
 
+/* The validity bitmap (Arrow: LSB first) of a byte mask; NULL with *nulls = 0 when nothing is
+ * null (Arrow then needs no bitmap). */
+static PyObject *
+bitmap(const uint8_t *mask, size_t n, size_t *nulls)
+{
+    size_t ones = 0, whole = n / 8 * 8;
+    for (size_t r = 0; r < n; r++)
+        ones += mask[r];
+    *nulls = n - ones;
+    if (ones == n)
+        Py_RETURN_NONE;
+    uint8_t *bits = calloc((n + 7) / 8, 1);
+    if (bits == NULL)
+        return PyErr_NoMemory();
+    for (size_t r = 0; r < whole; r += 8) {
+        uint64_t x; /* eight 0/1 bytes; the product gathers them into its top byte */
+        memcpy(&x, mask + r, 8);
+        bits[r / 8] = (uint8_t)((x * 0x0102040810204080ull) >> 56);
+    }
+    for (size_t r = whole; r < n; r++)
+        bits[r >> 3] |= (uint8_t)(mask[r] << (r & 7));
+    void *data = bits;
+    return buffer_take(&data, (n + 7) / 8);
+}
+
 /* The dict flatten.py builds its frames from; the column memory moves into Buffer objects. */
 static PyObject *
 build_result(State *st, PyObject *errors)
@@ -818,23 +1059,36 @@ build_result(State *st, PyObject *errors)
     } columns[] = {
         {"doc", (void **)&st->doc, st->n, sizeof(uint32_t)},
         {"item", (void **)&st->item, st->n, sizeof(int64_t)},
-        {"node", (void **)&st->node, st->n, sizeof(uint32_t)},
-        {"kind", (void **)&st->kind, st->n, 1},
-        {"offsets", (void **)&st->off, st->n + 1, sizeof(int64_t)},
-        {"text", (void **)&st->text, st->text_len, 1},
-        {"valid", (void **)&st->valid, st->n, 1},
+        {"suffix", (void **)&st->suffix, st->n, sizeof(View)},
+        {"attribute", (void **)&st->attr, st->n, sizeof(View)},
+        {"key", (void **)&st->key, st->n, sizeof(View)},
+        {"member", (void **)&st->member, st->n, sizeof(View)},
+        {"kind", (void **)&st->kind, st->n, sizeof(View)},
+        {"text", (void **)&st->text, st->n, sizeof(View)},
         {"is_null", (void **)&st->is_null, st->n, 1},
         {"empty_array", (void **)&st->empty_array, st->n, 1},
+        {"text_data", (void **)&st->texts.p, st->texts.len, 1},
+        {"path_data", (void **)&st->paths.p, st->paths.len, 1},
         {"item_item", (void **)&st->i_item, st->in, sizeof(int64_t)},
         {"item_doc", (void **)&st->i_doc, st->in, sizeof(uint32_t)},
         {"item_parent", (void **)&st->i_parent, st->in, sizeof(int64_t)},
         {"item_depth", (void **)&st->i_depth, st->in, sizeof(int32_t)},
-        {"item_node", (void **)&st->i_node, st->in, sizeof(uint32_t)},
         {"item_index", (void **)&st->i_index, st->in, sizeof(int32_t)},
+        {"list_attribute", (void **)&st->i_attr, st->in, sizeof(View)},
+        {"list_suffix", (void **)&st->i_suffix, st->in, sizeof(View)},
     };
+    size_t member_nulls, text_nulls;
     PyObject *out = PyDict_New();
     if (out == NULL)
         return NULL;
+    PyObject *member_valid = bitmap(st->member_valid, st->n, &member_nulls);
+    PyObject *text_valid = member_valid ? bitmap(st->text_valid, st->n, &text_nulls) : NULL;
+    int bad = text_valid == NULL || PyDict_SetItemString(out, "member_valid", member_valid) < 0 ||
+              PyDict_SetItemString(out, "text_valid", text_valid) < 0;
+    Py_XDECREF(member_valid);
+    Py_XDECREF(text_valid);
+    if (bad)
+        goto fail;
     for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++) {
         PyObject *b = buffer_take(columns[i].data, columns[i].n * columns[i].elem);
         if (b == NULL || PyDict_SetItemString(out, columns[i].name, b) < 0) {
@@ -843,35 +1097,20 @@ build_result(State *st, PyObject *errors)
         }
         Py_DECREF(b);
     }
-    /* per node: suffix, attribute, key, member (the key, for a direct member of an item) */
-    const char *names[] = {"suffix", "attribute", "key", "member"};
-    for (int c = 0; c < 4; c++) {
-        PyObject *list = PyList_New((Py_ssize_t)st->n_nodes);
-        if (list == NULL)
-            goto fail;
-        for (size_t i = 0; i < st->n_nodes; i++) {
-            Node *n = &st->nodes[i];
-            PyObject *key = n->key ? n->key : Py_None;
-            PyObject *v = c == 0 ? n->suffix : c == 1 ? n->attr : c == 2 ? key
-                        : n->member ? key : Py_None;
-            Py_INCREF(v);
-            PyList_SET_ITEM(list, (Py_ssize_t)i, v);
-        }
-        int rc = PyDict_SetItemString(out, names[c], list);
-        Py_DECREF(list);
-        if (rc < 0)
-            goto fail;
-    }
-    PyObject *scalars[] = {
-        PyLong_FromSize_t(st->n), PyLong_FromSize_t(st->null_count), PyLong_FromSize_t(st->in),
-        PyLong_FromLongLong(st->next_item),
+    struct {
+        const char *name;
+        PyObject *value;
+    } scalars[] = {
+        {"rows", PyLong_FromSize_t(st->n)},
+        {"items", PyLong_FromSize_t(st->in)},
+        {"member_nulls", PyLong_FromSize_t(member_nulls)},
+        {"text_nulls", PyLong_FromSize_t(text_nulls)},
+        {"next_item", PyLong_FromLongLong(st->next_item)},
     };
-    const char *scalar_names[] = {"rows", "null_count", "items", "next_item"};
-    int bad = 0;
-    for (int i = 0; i < 4; i++) {
-        bad = bad || scalars[i] == NULL ||
-              PyDict_SetItemString(out, scalar_names[i], scalars[i]) < 0;
-        Py_XDECREF(scalars[i]);
+    for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
+        bad = bad || scalars[i].value == NULL ||
+              PyDict_SetItemString(out, scalars[i].name, scalars[i].value) < 0;
+        Py_XDECREF(scalars[i].value);
     }
     if (bad || PyDict_SetItemString(out, "members", st->members) < 0 ||
         PyDict_SetItemString(out, "errors", errors) < 0)
@@ -884,15 +1123,15 @@ fail:
 
 PyDoc_STRVAR(flatten_doc,
 "flatten(docs, item_base, empty_containers_are_null, segments, segment_cache, container_text,\n"
-"        array_text, check_encodable, unrepresentable) -> dict | None\n\n"
+"        array_text, check_encodable, unrepresentable, segment_size) -> dict | None\n\n"
 "Column buffers of flatten.py's walk over docs; None when a document is neither None nor an\n"
 "exact dict (the Python walker then handles the batch).");
 
 static PyObject *
 flatten(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 9) {
-        PyErr_SetString(PyExc_TypeError, "flatten() takes 9 positional arguments");
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "flatten() takes 10 positional arguments");
         return NULL;
     }
     PyObject *docs = args[0];
@@ -904,6 +1143,14 @@ flatten(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     if (!PyDict_CheckExact(args[4]) || !PyType_Check(args[8])) {
         PyErr_SetString(PyExc_TypeError, "segment_cache must be a dict, unrepresentable a type");
+        return NULL;
+    }
+    /* the size of the data buffers: 2**31 but in tests, which cut strings across several */
+    long long seg = PyLong_AsLongLong(args[9]);
+    if (seg == -1 && PyErr_Occurred())
+        return NULL;
+    if (seg < 16 || seg > (long long)INT32_MAX + 1) {
+        PyErr_SetString(PyExc_ValueError, "segment_size must be in [16, 2**31]");
         return NULL;
     }
     PyObject *seq = PySequence_Fast(docs, "docs must be a sequence");
@@ -932,6 +1179,7 @@ flatten(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
     st.array_text = args[6];
     st.check_encodable = args[7];
     st.unrepr = args[8];
+    st.texts.seg = st.paths.seg = (size_t)seg;
     PyObject *errors = PyList_New(0), *result = NULL;
     st.members = PyList_New(0);
     st.table = malloc(64 * sizeof(Py_ssize_t));
@@ -945,9 +1193,8 @@ flatten(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
         st.table[i] = -1;
     Py_INCREF(s_empty);
     Py_INCREF(s_empty);
-    if (node_new(&st, s_empty, s_empty, NULL, -1, -1, 1, 0, 0) < 0 || leaves_grow(&st) < 0)
+    if (node_new(&st, s_empty, s_empty, NULL, NULL, -1, -1, 1, 0, 0) < 0)
         goto fail;
-    st.off[0] = 0;
 
     for (Py_ssize_t pos = 0; pos < PySequence_Fast_GET_SIZE(seq); pos++) {
         PyObject *doc = PySequence_Fast_GET_ITEM(seq, pos);
@@ -958,7 +1205,7 @@ flatten(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
             goto fail;
         }
         st.doc_pos = (uint32_t)pos;
-        size_t n = st.n, text_len = st.text_len, in = st.in;
+        size_t n = st.n, text_len = st.texts.len, in = st.in;
         Py_ssize_t n_members = PyList_GET_SIZE(st.members);
         Py_INCREF(doc);
         int rc = walk_dict(&st, doc, 0, -1, 0);
@@ -970,7 +1217,7 @@ flatten(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
             goto fail;
         /* the document contributes nothing (item ids it drew stay used, as in flatten.py) */
         st.n = n;
-        st.text_len = text_len;
+        st.texts.len = text_len;
         st.in = in;
         PyObject *where = PyLong_FromSsize_t(pos);
         PyObject *row = where ? PyTuple_Pack(2, where, msg) : NULL;
@@ -983,10 +1230,8 @@ flatten(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
             goto fail;
     }
 
-    for (size_t r = 0; r < st.n; r++)
-        st.null_count += !st.valid[r];
     hint_rows = st.n;
-    hint_text = st.text_len;
+    hint_text = st.texts.len;
     hint_items = st.in;
     result = build_result(&st, errors);
 fail:
@@ -1015,6 +1260,8 @@ PyInit__flatten(void)
         is_ws[c] = c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
         canon_of[c] = (unsigned char)(is_ws[c] ? ' ' : c >= 'A' && c <= 'Z' ? c + 32 : c);
     }
+    for (int k = 0; k < 7; k++)
+        kind_views[k] = view_inline(kind_names[k], strlen(kind_names[k]));
     if (PyType_Ready(&BufferType) < 0)
         return NULL;
 #define INTERN(var, text)                                                               \

@@ -29,8 +29,9 @@ unused item id (ids drawn by a document that was left out stay used).
 
 Two kernels produce these tables, row for row: the Python walker (:func:`flatten_python`, the
 reference) and a C extension, ``_flatten.c`` (:func:`flatten_c`), which walks the same objects
-and returns column buffers, about ten times faster. :func:`flatten` runs the one named by
-:data:`KERNEL`: the C kernel when it is built, unless ``JSONEVAL_PURE_PYTHON=1``.
+and returns the columns in Polars' memory layout, 10-20x faster on invoice-like documents
+(benchmarks/flatten_kernels.py). :func:`flatten` runs the one named by :data:`KERNEL`: the C
+kernel when it is built, unless ``JSONEVAL_PURE_PYTHON=1``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from .values import KINDS, canonical_container, canonical_float
+from .values import canonical_container, canonical_float
 
 try:
     from . import _flatten as _native
@@ -319,7 +320,11 @@ def _array_text(value: list | tuple, where: str) -> str:
     return text
 
 
-_KIND_NAMES = pl.Series("kind", KINDS, dtype=pl.String)  # indexed by the C kernel's kind codes
+#: Bytes per data buffer of the C kernel's string columns: Arrow string views address a buffer
+#: with 32-bit offsets. Tests make it small to cut strings across several buffers, and turn on
+#: Arrow's full validation of every view.
+_SEGMENT = 2**31
+_VALIDATE = False
 
 
 def flatten_c(
@@ -330,51 +335,63 @@ def flatten_c(
 ) -> Flattened:
     """:func:`flatten` by the C kernel (``_flatten.c``); same tables as :func:`flatten_python`.
 
-    The kernel returns column memory; numeric columns are wrapped without a copy, the text column
-    becomes an Arrow large-string array over the kernel's buffers, and the path columns are
-    gathered from the few distinct path nodes the kernel saw.
+    The kernel returns column memory in the layout Polars keeps (numbers, and Arrow string
+    views for the strings), which becomes the frames without a copy.
     """
     if _native is None:
         raise RuntimeError("the C flattening kernel is not built (jsoneval_polars._flatten)")
     out = _native.flatten(
         docs, item_base, empty_containers_are_null, _segments, _segment_cache,
-        _container_text, _array_text, _check_encodable, UnrepresentableValue,
+        _container_text, _array_text, _check_encodable, UnrepresentableValue, _SEGMENT,
     )
     if out is None:  # a document that is not a plain dict: the reference walker says what it is
         return flatten_python(docs, empty_containers_are_null=empty_containers_are_null,
                               item_base=item_base)
     import pyarrow as pa  # only here: importing it costs more than the package import budget
 
+    def data(name: str) -> list:
+        buffer = pa.py_buffer(out[name])
+        return [buffer[i : i + _SEGMENT] for i in range(0, buffer.size, _SEGMENT)]
+
+    paths, texts = data("path_data"), data("text_data")
+
+    def strings(name: str, n: int, buffers: list, nullable: str | None = None) -> pl.Series:
+        validity = out[f"{nullable}_valid"] if nullable else None  # None: no nulls
+        nulls = out[f"{nullable}_nulls"] if validity is not None else 0
+        array = pa.Array.from_buffers(
+            pa.string_view(), n,
+            [None if validity is None else pa.py_buffer(validity), pa.py_buffer(out[name]),
+             *buffers],
+            nulls,
+        )
+        if _VALIDATE:
+            array.validate(full=True)
+        return pl.from_arrow(array).alias(name)
+
+    def numbers(name: str, dtype: type, alias: str | None = None) -> pl.Series:
+        return pl.Series(alias or name, np.frombuffer(out[name], dtype=dtype))
+
     n = out["rows"]
-    node = np.frombuffer(out["node"], dtype=np.uint32)
-    paths = {
-        c: pl.Series(c, out[c], dtype=pl.String) for c in ("suffix", "attribute", "key", "member")
-    }
-    validity = None
-    if out["null_count"]:
-        valid = np.frombuffer(out["valid"], dtype=np.bool_)
-        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
-    text = pa.LargeStringArray.from_buffers(
-        n, pa.py_buffer(out["offsets"]), pa.py_buffer(out["text"]), validity, out["null_count"]
-    )
     leaves = pl.DataFrame([
-        pl.Series("doc", np.frombuffer(out["doc"], dtype=np.uint32)),
-        pl.Series("item", np.frombuffer(out["item"], dtype=np.int64)),
-        *(paths[c].gather(node) for c in ("suffix", "attribute", "key", "member")),
-        _KIND_NAMES.gather(np.frombuffer(out["kind"], dtype=np.uint8)),
-        pl.from_arrow(text).alias("text"),
-        pl.Series("is_null", np.frombuffer(out["is_null"], dtype=np.bool_)),
-        pl.Series("empty_array", np.frombuffer(out["empty_array"], dtype=np.bool_)),
+        numbers("doc", np.uint32),
+        numbers("item", np.int64),
+        strings("suffix", n, paths),
+        strings("attribute", n, paths),
+        strings("key", n, paths),
+        strings("member", n, paths, "member"),
+        strings("kind", n, []),
+        strings("text", n, texts, "text"),
+        numbers("is_null", np.bool_),
+        numbers("empty_array", np.bool_),
     ])
-    item_node = np.frombuffer(out["item_node"], dtype=np.uint32)
     items = pl.DataFrame([
-        pl.Series("item", np.frombuffer(out["item_item"], dtype=np.int64)),
-        pl.Series("doc", np.frombuffer(out["item_doc"], dtype=np.uint32)),
-        pl.Series("parent", np.frombuffer(out["item_parent"], dtype=np.int64)),
-        pl.Series("depth", np.frombuffer(out["item_depth"], dtype=np.int32)),
-        paths["attribute"].gather(item_node).alias("list_attribute"),
-        paths["suffix"].gather(item_node).alias("list_suffix"),
-        pl.Series("index", np.frombuffer(out["item_index"], dtype=np.int32)),
+        numbers("item_item", np.int64, "item"),
+        numbers("item_doc", np.uint32, "doc"),
+        numbers("item_parent", np.int64, "parent"),
+        numbers("item_depth", np.int32, "depth"),
+        strings("list_attribute", out["items"], paths),
+        strings("list_suffix", out["items"], paths),
+        numbers("item_index", np.int32, "index"),
     ])
     extra = out["members"]
     members = pl.DataFrame(
@@ -382,4 +399,3 @@ def flatten_c(
         schema=MEMBER_SCHEMA,
     )
     return Flattened(leaves, items, out["errors"], out["next_item"], members)
-

@@ -35,6 +35,11 @@ needs_c = pytest.mark.skipif(
 )
 
 
+@pytest.fixture(autouse=True)
+def _validate_arrays(monkeypatch):
+    monkeypatch.setattr(flat, "_VALIDATE", True)  # every string view checked against its buffers
+
+
 def assert_same(docs, **options) -> flat.Flattened:
     want = flat.flatten_python(docs, **options)
     got = flat.flatten_c(docs, **options)
@@ -235,6 +240,20 @@ def test_deep_nesting(wrap):
 
 
 @needs_c
+def test_native_walk_stops_before_the_c_stack_does():
+    # with the recursion limit raised far up, the C kernel still stops at its own depth cap
+    # (the Python walker, whose frames do not use the C stack, would go on)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        flat_c = flat.flatten_c([_nested(20_000, 1, lambda v: {"a": v}), {"ok": 1}])
+    finally:
+        sys.setrecursionlimit(old)
+    assert flat_c.errors == [(0, "document is nested too deeply to score")]
+    assert flat_c.leaves["key"].to_list() == ["ok"]
+
+
+@needs_c
 def test_cycles_are_too_deep():
     cyclic: dict = {"a": 1}
     cyclic["self"] = cyclic
@@ -271,6 +290,20 @@ def test_large_batch_with_growth():
         for i in range(5000)
     ]
     assert_same(docs, item_base=3)
+
+
+@needs_c
+def test_strings_across_data_buffers(monkeypatch):
+    # string views address a data buffer with 32-bit offsets; with small buffers every long
+    # string lands in one of many, padded to the next one when it would straddle two
+    monkeypatch.setattr(flat, "_SEGMENT", 64)
+    words = ["x" * n + "Y" * (n % 3) for n in range(62)]
+    docs = [
+        {w[:20] or "k": {"t": w, "u": w.upper() + " ", "items": [{w[:15] or "m": w}]}}
+        for w in words
+    ]
+    flat_c = assert_same(docs * 3, empty_containers_are_null=True)
+    assert flat_c.leaves["text"].str.len_bytes().max() > 50
 
 
 # --- properties --------------------------------------------------------------------------------

@@ -128,7 +128,14 @@ def _match_fields(
 def _pair_similarity(
     cand: pl.DataFrame, fields: pl.DataFrame, gt_members: pl.DataFrame, aio_members: pl.DataFrame
 ) -> pl.DataFrame:
-    """Mean match-field similarity of each candidate pair (0 when no field counts)."""
+    """Mean match-field similarity of each candidate pair (0 when no field counts).
+
+    Needs each candidate's list ``method`` and ``threshold``. Levenshtein runs only where its
+    value can matter: on the index pairs of index lists, and for greedy and optimal lists on
+    the pairs whose similarity can still reach the threshold, bounded above from the text
+    lengths (distance >= length difference). The other pairs keep that bound, which leaves them
+    below the threshold: they are never matched and their similarity is never shown.
+    """
     used = fields["field"].unique()
     gm = gt_members.filter(pl.col("field").is_in(used.implode())).select(
         pl.col("item").alias("gt_item"),
@@ -157,33 +164,46 @@ def _pair_similarity(
         )
     )
     fuzzy = pl.col("fuzzy_cfg") | (pl.col("auto") & (pl.col("gt_kind") == "string"))
+    lev_row = ~pl.col("gt_null") & ~pl.col("aio_null") & fuzzy.fill_null(False)
+    n_gt, n_aio = (pl.col(c).str.len_chars().cast(pl.Int64) for c in ("gt_text", "aio_text"))
+    longest = pl.max_horizontal(n_gt, n_aio)
     pf = pf.with_columns(
-        (~pl.col("gt_null") & ~pl.col("aio_null") & fuzzy.fill_null(False)).alias("_lev_row")
+        lev_row.alias("_lev_row"),
+        pl.when(lev_row)
+        .then(pl.when(longest == 0).then(1.0).otherwise(1.0 - (n_gt - n_aio).abs() / longest))
+        .alias("_bound"),
     )
-    at = pf["_lev_row"].arg_true()
-    lev_rows = pf[at].select("gt_text", "aio_text")
-    pf = pf.with_columns(
-        scattered(pf.height, at, levenshtein_similarity(lev_rows, "gt_text", "aio_text")).alias(
-            "_lev"
+    one_field = fields.height == fields.select(_KEY).n_unique()
+
+    def per_candidate(lev: pl.Expr) -> pl.Series:
+        fsim = (
+            pl.when(pl.col("gt_null") & pl.col("aio_null"))
+            .then(None)
+            .when(pl.col("gt_null") | pl.col("aio_null"))
+            .then(0.0)
+            .when(pl.col("_lev_row"))
+            .then(lev)
+            .otherwise((pl.col("gt_text") == pl.col("aio_text")).cast(pl.Float64))
         )
-    )
-    fsim = (
-        pl.when(pl.col("gt_null") & pl.col("aio_null"))
-        .then(None)
-        .when(pl.col("gt_null") | pl.col("aio_null"))
-        .then(0.0)
-        .when(pl.col("_lev_row"))
-        .then(pl.col("_lev"))
-        .otherwise((pl.col("gt_text") == pl.col("aio_text")).cast(pl.Float64))
-    )
-    if fields.height == fields.select(_KEY).n_unique():  # one field per list: no mean needed
-        means = pf.select("_c", fsim.alias("similarity"))
-    else:
-        means = pf.group_by("_c").agg(fsim.mean().alias("similarity"))
-    sim = np.zeros(cand.height)
-    means = means.drop_nulls("similarity")
-    sim[means["_c"].to_numpy()] = means["similarity"].to_numpy()
-    return cand.drop("_c").with_columns(pl.Series("similarity", sim))
+        if one_field:  # one row per candidate: no mean needed
+            means = pf.select("_c", fsim.alias("s"))
+        else:
+            means = pf.group_by("_c").agg(fsim.mean().alias("s"))
+        sim = np.zeros(cand.height)
+        means = means.drop_nulls("s")
+        sim[means["_c"].to_numpy()] = means["s"].to_numpy()
+        return pl.Series("similarity", sim)
+
+    exact = cand.select(
+        pl.when(pl.col("method") == ListMethod.INDEX.value)
+        .then(pl.col("gt_index") == pl.col("aio_index"))
+        # the margin covers any rounding difference between the two means
+        .otherwise(per_candidate(pl.col("_bound")) >= pl.col("threshold") - 1e-9)
+    ).to_series()
+    at = pf.select(pl.col("_lev_row") & pl.lit(exact).gather(pl.col("_c"))).to_series().arg_true()
+    lev = levenshtein_similarity(pf[at].select("gt_text", "aio_text"), "gt_text", "aio_text")
+    pf = pf.with_columns(pf["_bound"].scatter(at, lev).alias("_lev"))
+    return cand.drop("_c").with_columns(per_candidate(pl.col("_lev")))
 
 
 def _prefixed(text: str) -> pl.Expr:
@@ -234,11 +254,14 @@ def _optimal(cand: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(picked) if picked else cand.clear()
 
 
-def _matches(cand: pl.DataFrame, settings: pl.DataFrame, config: Config) -> pl.DataFrame:
-    cand = cand.join(settings, on="la", how="left").with_columns(
+def _with_settings(cand: pl.DataFrame, settings: pl.DataFrame, config: Config) -> pl.DataFrame:
+    return cand.join(settings, on="la", how="left").with_columns(
         pl.col("threshold").fill_null(config.list_config("").threshold),
         pl.col("method").fill_null(config.list_config("").method.value),
     )
+
+
+def _matches(cand: pl.DataFrame) -> pl.DataFrame:
     eligible = pl.col("similarity") >= pl.col("threshold")
     by_index = cand.filter(
         (pl.col("method") == ListMethod.INDEX.value) & (pl.col("gt_index") == pl.col("aio_index"))
@@ -321,8 +344,10 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
             a.select(*_KEY, "aio_item", "aio_index"), on=_KEY
         )
         fields = _match_fields(g, gt_members, config, la_ids, field_ids)
-        cand = _pair_similarity(cand, fields, gt_members, aio_members)
-        matched = _matches(cand, settings, config)
+        cand = _pair_similarity(
+            _with_settings(cand, settings, config), fields, gt_members, aio_members
+        )
+        matched = _matches(cand)
 
         a = a.join(matched, on="aio_item", how="left").join(
             g.select("gt_item", "gt_index"), on="gt_item", how="left"

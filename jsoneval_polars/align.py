@@ -292,23 +292,29 @@ def _order_metrics(matched: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _members(gt: Flattened, aio: Flattened, config: Config):
-    """Item members of each side (item, field id, kind, text, is_null) and the field ids."""
-    sides = [
-        pl.concat(
-            [
-                side.leaves.filter(pl.col("member").is_not_null()).select(
-                    "item", "member", "kind", "text", "is_null"
-                ),
-                *([side.members] if side.members is not None else []),
-            ]
-        )
-        for side in (gt, aio)
-    ]
+def _members(gt: Flattened, aio: Flattened, config: Config, la_names: pl.Series):
+    """Item members of each side (item, field id, kind, text, is_null) and the field ids.
+
+    When every list in the batch has configured match fields, only those members are kept;
+    a list with default match fields may compare any member.
+    """
     configured = pl.Series(
         [f.field for lc in config.lists.values() if lc.match_fields for f in lc.match_fields],
         dtype=pl.String,
     )
+    explicit = {n for n, lc in config.lists.items() if lc.match_fields is not None}
+    needed = pl.col("member").is_not_null()
+    if all(name in explicit for name in la_names.to_list()):
+        needed = pl.col("member").is_in(configured.implode())
+    sides = [
+        pl.concat(
+            [
+                side.leaves.filter(needed).select("item", "member", "kind", "text", "is_null"),
+                *([side.members.filter(needed)] if side.members is not None else []),
+            ]
+        )
+        for side in (gt, aio)
+    ]
     names, (g_field, a_field, _) = encode([sides[0]["member"], sides[1]["member"], configured])
     gt_members, aio_members = (
         s.select("item", f.alias("field"), "kind", "text", "is_null")
@@ -324,7 +330,7 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
     aio_items = aio.items.with_columns(a_la.alias("la"))
     la_ids = _ids(la_names, list(config.lists))
     settings = _list_settings(config, la_ids)
-    gt_members, aio_members, field_ids = _members(gt, aio, config)
+    gt_members, aio_members, field_ids = _members(gt, aio, config, la_names)
     max_depth = max(
         gt.items["depth"].max() or 0,  # type: ignore[operator]
         aio.items["depth"].max() or 0,  # type: ignore[operator]

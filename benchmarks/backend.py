@@ -1,14 +1,15 @@
 """Time the vectorized back end (align -> score -> aggregate) of one batch, before vs after.
 
-    python benchmarks/backend.py [--n 20000] [--repeats 5] [--ref HEAD~3] [--profile]
+    python benchmarks/backend.py [--n 20000] [--repeats 5] [--ref REV] [--lines | --profile]
 
 Documents are parsed and flattened once; ``pipeline.flatten`` is then stubbed to hand back those
 tables, so each run of ``pipeline._score_batch`` times only the code after the flatten lap, with
-the stage clock that ``evaluate`` reports. With ``--ref`` the package as committed at that
-revision is imported beside the working tree's under another name and the two alternate on the
-same flattened batch (the machine is shared and noisy: compare within one run, by medians).
-``--profile`` prints a cProfile of one working-tree run instead.
-"""
+the stage clock that ``evaluate`` reports. The package is imported from a copy (the working
+tree's, and with ``--ref`` the one committed at REV under another name), so edits made while it
+runs do not mix in; the two alternate on the same flattened batch and their tables are compared
+(the machine is shared and noisy: compare within one run, by medians; the cpu row, summed over
+threads, moves less with the neighbours' load). ``--lines`` prints the Polars time per engine
+source line, ``--profile`` a cProfile of one working-tree run."""
 
 from __future__ import annotations
 
@@ -174,16 +175,17 @@ def main() -> None:
         print("batch tables equal to the reference")
     for _ in range(args.repeats):
         for name, pipeline in variants.items():
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             laps, _ = _run(pipeline, pairs, config, safety, flat)
             laps["total"] = time.perf_counter() - t
+            laps["cpu"] = time.process_time() - cpu  # all threads: less sensitive to neighbours
             results[name].append(laps)
 
     n = len(pairs.doc_ids)
     print(f"median of {args.repeats} (seconds; µs per document in brackets)")
     header = f"{'stage':<10}" + "".join(f"{v:>20}" for v in variants)
     print(header + ("       ratio" if len(variants) == 2 else ""))
-    for stage in (*STAGES, "total"):
+    for stage in (*STAGES, "total", "cpu"):
         meds = [statistics.median(r[stage] for r in results[v]) for v in variants]
         line = f"{stage:<10}" + "".join(f"{m:>10.3f} [{m / n * 1e6:>6.1f}]" for m in meds)
         if len(meds) == 2:

@@ -31,7 +31,7 @@ import polars as pl
 
 from .config import Config, ListMethod
 from .flatten import Flattened
-from .similarity import levenshtein_similarity, scattered
+from .similarity import levenshtein_similarity
 
 _SCALAR_KINDS = ["null", "bool", "int", "float", "string"]
 _KEY = ["doc", "la", "pcanon"]  # list instance; la = list attribute id
@@ -404,7 +404,9 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
     gt_lists = alignments.filter(pl.col("gt_index").is_not_null()).select("doc", "list_path")
     aio_lists = alignments.filter(pl.col("aio_index").is_not_null()).select("doc", "list_path")
     g_leaves, a_leaves, paths = _leaf_paths(
-        (gt.leaves, aio.leaves), (pl.concat(gt_prefix), pl.concat(aio_prefix)), (aio_lists, gt_lists)
+        (gt.leaves, aio.leaves),
+        (pl.concat(gt_prefix), pl.concat(aio_prefix)),
+        (aio_lists, gt_lists),
     )
     return Aligned(g_leaves, a_leaves, alignments, paths)
 
@@ -463,7 +465,10 @@ def _leaf_paths(
         )
     # one row per combination (attribute and key are functions of the path, so any leaf's do)
     reps = pl.concat(
-        [side.select("attribute", "key").with_columns(c) for side, c in zip(leaves, combos)]
+        [
+            side.select("attribute", "key").with_columns(c)
+            for side, c in zip(leaves, combos, strict=True)
+        ]
     ).filter(pl.col("_combo").is_first_distinct())
     reps = reps.with_columns(
         (

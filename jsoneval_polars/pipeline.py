@@ -27,7 +27,7 @@ from .ingest import ERROR_SCHEMA, Pairs, pair_inputs, safety_lookup
 from .rates import attribute_rates, document_rates, summary
 from .rates import summary as rates_summary
 from .scorers import Scorer
-from .similarity import score_fields, strategy_expr
+from .similarity import score_fields
 
 DOCUMENT_COLUMNS = [
     "doc_id", "completeness", "hallucination", "accuracy", "rqs", "macro_f1", "passed",

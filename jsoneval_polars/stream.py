@@ -28,6 +28,7 @@ import mmap
 import multiprocessing
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -197,7 +198,12 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     previous = os.environ.get("POLARS_MAX_THREADS")
     os.environ["POLARS_MAX_THREADS"] = "1"
     try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        # the workers get this process's recursion limit (IPython, for one, raises it), so a
+        # deep document is scored or refused exactly as evaluate() in this process would
+        with ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=sys.setrecursionlimit, initargs=(sys.getrecursionlimit(),),
+        ) as pool:
             yield pool
     finally:
         if previous is None:

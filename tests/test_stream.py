@@ -73,6 +73,20 @@ def test_stream_messy_input_and_metadata(messy, tmp_path):
     assert_same_run(evaluate(gt, aio), streamed)
 
 
+def test_stream_workers_share_the_recursion_limit(messy, tmp_path):
+    """IPython raises the limit to 3000: the 1,100-deep document is then scorable here, and the
+    spawned workers must agree."""
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(3000)
+    try:
+        whole = evaluate(*messy)
+        streamed = score_files(*messy, tmp_path / "out", workers=2, batch_size=2)
+    finally:
+        sys.setrecursionlimit(previous)
+    assert "deep" in whole.documents["doc_id"].to_list()
+    assert_same_run(whole, streamed)
+
+
 def test_stream_positional_pairing_without_ids(tmp_path):
     gt = tmp_path / "gt.ndjson"
     aio = tmp_path / "aio.ndjson"

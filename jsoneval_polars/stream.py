@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import mmap
 import multiprocessing
 import os
 import shutil
@@ -108,7 +107,7 @@ def score_files(
                 side: [
                     pool.submit(_scan_chunk, str(path), side, start, stop, first_line,
                                 id_field, field, strict)
-                    for start, stop, first_line in _chunks(path)
+                    for start, stop, first_line in _chunks(path, pool)
                 ]
                 for side, path, field in (("gt", files["gt"], gt_field),
                                           ("aio", files["aio"], aio_field))
@@ -212,21 +211,39 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
             os.environ["POLARS_MAX_THREADS"] = previous
 
 
-def _chunks(path: Path) -> list[tuple[int, int, int]]:
-    """(start, stop, first line number) of byte ranges that end at a line end."""
+def _chunks(path: Path, pool: ProcessPoolExecutor) -> list[tuple[int, int, int]]:
+    """(start, stop, first line number) of byte ranges that end at a line end. The lines are
+    counted by the workers: reading the file here (or mapping it) would add its size to this
+    process's resident memory."""
     total, size = path.stat().st_size, CHUNK_BYTES
-    if total == 0:
-        return []
-    out = []
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-        start, line = 0, 1
+    bounds = []
+    with open(path, "rb") as f:
+        start = 0
         while start < total:
-            stop = m.find(b"\n", min(start + size, total) - 1)
-            stop = total if stop < 0 else stop + 1
-            out.append((start, stop, line))
-            line += m[start:stop].count(b"\n")
+            pos, newline = min(start + size, total) - 1, -1
+            while pos < total:  # the first line end at or after pos
+                f.seek(pos)
+                tail = f.read(1 << 16)
+                cut = tail.find(b"\n")
+                if cut >= 0:
+                    newline = pos + cut
+                    break
+                pos += len(tail)
+            stop = total if newline < 0 else newline + 1
+            bounds.append((start, stop))
             start = stop
+    counts = pool.map(_count_lines, [str(path)] * len(bounds), *zip(*bounds)) if bounds else []
+    out, line = [], 1
+    for (start, stop), n in zip(bounds, counts, strict=True):
+        out.append((start, stop, line))
+        line += n
     return out
+
+
+def _count_lines(path: str, start: int, stop: int) -> int:
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(stop - start).count(b"\n")
 
 
 def _scan_chunk(

@@ -1,6 +1,6 @@
 """One streaming run on a large generated set, with its memory over time.
 
-    python benchmarks/scale.py --n 10000000 [--batch-size 20000] [--workers 2]
+    python benchmarks/scale.py --n 10000000 [--batch-size 10000] [--workers 2]
 
 Generates the set into benchmarks/data/<n>/ when missing (10M pairs: ~19 GB, not kept in the
 repository), runs ``score --stream`` in a subprocess and prints, every 30 s and at the end, the
@@ -23,7 +23,7 @@ from run import CONFIG, HERE, _tree_rss_mb, ensure_data
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=10_000_000)
-    parser.add_argument("--batch-size", type=int, default=20_000)
+    parser.add_argument("--batch-size", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     data = ensure_data(args.n)

@@ -17,7 +17,8 @@ import polars as pl
 
 from .config import ConfigError, load_config, parse_config
 from .ingest import InputError
-from .pipeline import BATCH_SIZE, Result, evaluate
+from .pipeline import Result, evaluate
+from .stream import STREAM_BATCH_SIZE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,8 +84,8 @@ def _add_score(sub) -> None:
     )
     score.add_argument("--workers", type=int, help="processes for --stream (default: one per core)")
     score.add_argument(
-        "--batch-size", type=int, default=BATCH_SIZE,
-        help=f"document pairs per batch with --stream (default {BATCH_SIZE})",
+        "--batch-size", type=int, default=STREAM_BATCH_SIZE,
+        help=f"document pairs per batch with --stream (default {STREAM_BATCH_SIZE})",
     )
     score.add_argument("--strict", action="store_true", help="stop at the first bad record")
     score.add_argument("--json", action="store_true", help="print the summary as JSON")

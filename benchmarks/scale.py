@@ -15,7 +15,6 @@ import json
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from run import CONFIG, HERE, _tree_rss_mb, ensure_data
 

@@ -190,19 +190,25 @@ def _score(args: argparse.Namespace) -> int:
     if show:
         _progress("write")
     out = result.write(args.out, partition_by=args.partition_by)
-    if by:
-        result.attributes_by(by).write_parquet(out / "attributes_by.parquet")
+    sliced = result.attributes_by(by) if by else None
+    if sliced is not None:
+        sliced.write_parquet(out / "attributes_by.parquet")
     if show:
         print("\r\033[K", end="", file=sys.stderr, flush=True)
-    seconds = time.perf_counter() - started
+    print_outcome(args, result, started, out, render_slices(sliced, by) if by else None)
+    return 0
+
+
+def print_outcome(args, result, started: float, out, extra: str | None = None) -> None:
+    """The summary as JSON (--json), nothing (--quiet), or the attribute table, ``extra`` and
+    where the tables went."""
     if args.json:
         print(json.dumps(result.summary))
     elif not args.quiet:
-        print(render_summary(result, seconds))
-        if by:
-            print(render_slices(result.attributes_by(by), by))
-        print(f"tables written to {out}/")
-    return 0
+        print(render_summary(result, time.perf_counter() - started))
+        if extra:
+            print(extra)
+        print(f"tables written to {str(out).rstrip('/')}/")
 
 
 def _score_stream(args, gt, aio, config, metadata, started, show) -> int:
@@ -231,11 +237,7 @@ def _score_stream(args, gt, aio, config, metadata, started, show) -> int:
     )
     if show:
         print("\r\033[K", end="", file=sys.stderr, flush=True)
-    if args.json:
-        print(json.dumps(result.summary))
-    elif not args.quiet:
-        print(render_summary(result, time.perf_counter() - started))
-        print(f"tables written to {result.directory}/")
+    print_outcome(args, result, started, result.directory)
     return 0
 
 

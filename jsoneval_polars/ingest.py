@@ -189,17 +189,6 @@ def _split_record(
     return doc_id, has_id, obj, None
 
 
-def _records_from_lines(
-    lines: Iterable[tuple[int, bytes]],
-    side: Side,
-    file: str | None,
-    id_field: str,
-    content_field: str | None,
-    errors: _Errors,
-) -> list[Record]:
-    return list(iter_records(lines, side, file, id_field, content_field, errors))
-
-
 def iter_records(
     lines: Iterable[tuple[int, bytes]],
     side: Side,
@@ -332,7 +321,8 @@ def read_records(
                 )
             return _records_from_objects(objs, side, id_field, content_field, errors, name), name
         lines = enumerate(data.split(b"\n"), start=1)
-        return _records_from_lines(lines, side, name, id_field, content_field, errors), name
+        recs = list(iter_records(lines, side, name, id_field, content_field, errors))
+        return recs, name
     if isinstance(source, pl.LazyFrame):
         source = source.collect()
     if not isinstance(source, pl.DataFrame) and hasattr(source, "__arrow_c_stream__"):

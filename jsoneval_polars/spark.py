@@ -609,7 +609,7 @@ def _spark_score(args: argparse.Namespace) -> int:
 
     from pyspark.sql import SparkSession
 
-    from .cli import render_summary
+    from .cli import print_outcome
     from .config import load_config
 
     if args.pairs and (args.gt or args.aio):
@@ -638,11 +638,7 @@ def _spark_score(args: argparse.Namespace) -> int:
     )
     result.write(args.out)
     result.unpersist()
-    if args.json:
-        print(json.dumps(result.summary))
-    elif not args.quiet:
-        print(render_summary(result, time.perf_counter() - started))
-        print(f"tables written to {args.out.rstrip('/')}/")
+    print_outcome(args, result, started, args.out)
     return 0
 
 

@@ -23,6 +23,7 @@ document (orjson) and buys the exact pairing without holding the documents.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -35,6 +36,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from .config import Config, parse_config
@@ -258,24 +260,24 @@ def _scan_chunk(
         f.seek(start)
         data = f.read(stop - start)
     lines = data.split(b"\n")
-    offsets = [0] * len(lines)
-    pos = start
-    for i, raw in enumerate(lines):
-        offsets[i] = pos
-        pos += len(raw) + 1
+    offsets = list(itertools.accumulate((len(raw) + 1 for raw in lines), initial=start))
     errors = _Errors(strict)
-    columns: dict[str, list] = {name: [] for name in _RECORD_SCHEMA}
-    line, offset, length, doc_id, has_id = columns.values()
     # each parsed document is dropped at once: only its id is kept
-    for r in iter_records(
-        enumerate(lines, start=first_line), side, path, id_field, content_field, errors
-    ):
-        line.append(r.line)
-        offset.append(offsets[r.line - first_line])
-        length.append(len(r.raw))
-        doc_id.append(r.doc_id)
-        has_id.append(r.has_id)
-    table = pl.DataFrame(columns, schema=_RECORD_SCHEMA)
+    kept = [
+        (r.line, r.doc_id, r.has_id)
+        for r in iter_records(
+            enumerate(lines, start=first_line), side, path, id_field, content_field, errors
+        )
+    ]
+    table = pl.DataFrame(
+        kept, schema={"line": pl.Int64, "doc_id": pl.String, "has_id": pl.Boolean}, orient="row"
+    )
+    starts = np.asarray(offsets, dtype=np.int64)  # line i spans starts[i] .. starts[i + 1] - 2
+    i = table["line"].to_numpy() - first_line
+    table = table.with_columns(
+        offset=pl.Series(starts[i], dtype=pl.Int64),
+        length=pl.Series(starts[i + 1] - starts[i] - 1, dtype=pl.Int64),
+    ).select(list(_RECORD_SCHEMA))
     return table, errors.rows
 
 

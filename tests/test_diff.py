@@ -167,15 +167,10 @@ def test_cli_diff_prints_and_writes(tmp_path):
 
 
 def test_readme_integrations_example_runs(tmp_path, monkeypatch):
-    import re
-    from pathlib import Path
+    from readme_examples import run_readme_block
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## SQL, run diffs, HTML reports, notebooks", 1)[1]
-    block = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
     monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
-    exec(compile(block, "README.md (integrations)", "exec"), namespace)
+    namespace = run_readme_block("## SQL, run diffs, HTML reports, notebooks")
     assert namespace["diff"].fields.select("path", "change", "direction").rows() == [
         ("total", "FP+FN -> TP", "fixed")
     ]

@@ -7,27 +7,31 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from readme_examples import run_readme_block
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_import_is_light():
-    code = (
-        "import sys, jsoneval_polars;"
-        "heavy = [m for m in ('duckdb', 'pyspark', 'torch', 'sentence_transformers', 'scipy')"
-        " if m in sys.modules]; print(heavy)"
-    )
+@pytest.mark.parametrize(
+    "modules, heavy",
+    [
+        ("jsoneval_polars", ("duckdb", "pyspark", "torch", "sentence_transformers", "scipy")),
+        # the semantic scorers and the runs commands load a model only when one is asked for
+        ("jsoneval_polars.scorers, jsoneval_polars.runs_cli",
+         ("torch", "sentence_transformers", "transformers")),
+    ],
+)
+def test_import_is_light(modules, heavy):
+    code = f"import sys, {modules}; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 def test_readme_python_quickstart_runs(tmp_path, monkeypatch):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
-    assert blocks, "README has no python block"
     monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
-    exec(compile(blocks[0], "README.md", "exec"), namespace)
-    result = namespace["result"]
+    result = run_readme_block()["result"]
     # the invoice of seed 001 as in the conformance case nested_line_items_greedy, with
     # NUMERIC amounts: description F1 0.8, one amount wrong
     attrs = {r["attribute"]: r for r in result.attributes.iter_rows(named=True)}

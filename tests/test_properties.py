@@ -100,33 +100,30 @@ def engine_alignments(frame: pl.DataFrame) -> dict:
     return out
 
 
+def _compare_rows(diffs: list[str], table: str, mine: dict, ref: dict, columns) -> None:
+    """Rows keyed alike in the engine's table and the reference: the keys, then each column."""
+    if set(mine) != set(ref):
+        diffs.append(
+            f"{table}: engine only {sorted(set(mine) - set(ref), key=repr)}, "
+            f"ref only {sorted(set(ref) - set(mine), key=repr)}"
+        )
+    for key, row in ref.items():
+        got = mine.get(key)
+        if got is None:
+            continue
+        for col in columns:
+            if not same(got[col], row[col]):
+                diffs.append(f"{table}[{key!r}].{col}: engine {got[col]!r} ref {row[col]!r}")
+
+
 def differences(result, ref: dict) -> list[str]:
     """Every disagreement between an engine Result and a reference result."""
     diffs: list[str] = []
 
-    docs = by_key(result.documents, "doc_id")
-    if set(docs) != set(ref["documents"]):
-        diffs.append(f"documents: ids {sorted(docs)} != {sorted(ref['documents'])}")
-    for doc_id, row in ref["documents"].items():
-        mine = docs.get(doc_id)
-        if mine is None:
-            continue
-        for col in DOC_COLUMNS:
-            if not same(mine[col], row[col]):
-                diffs.append(f"documents[{doc_id!r}].{col}: engine {mine[col]!r} ref {row[col]!r}")
-
-    attrs = by_key(result.attributes, "attribute")
-    if set(attrs) != set(ref["attributes"]):
-        diffs.append(f"attributes: {sorted(attrs)} != {sorted(ref['attributes'])}")
-    for attribute, row in ref["attributes"].items():
-        mine = attrs.get(attribute)
-        if mine is None:
-            continue
-        for col in ATTR_COLUMNS:
-            if not same(mine[col], row[col]):
-                diffs.append(
-                    f"attributes[{attribute!r}].{col}: engine {mine[col]!r} ref {row[col]!r}"
-                )
+    _compare_rows(diffs, "documents", by_key(result.documents, "doc_id"), ref["documents"],
+                  DOC_COLUMNS)
+    _compare_rows(diffs, "attributes", by_key(result.attributes, "attribute"),
+                  ref["attributes"], ATTR_COLUMNS)
 
     for key in SUMMARY_KEYS:
         if not same(result.summary[key], ref["summary"][key]):
@@ -149,20 +146,9 @@ def differences(result, ref: dict) -> list[str]:
             if len(values) != 1 or not same(next(iter(values)), entry[col]):
                 diffs.append(f"alignments[{key}].{col}: engine {values} ref {entry[col]!r}")
 
-    fields = by_key(result.fields, "doc_id", "path")
     ref_fields = {(d, f["path"]): f for d, rows in ref["fields"].items() for f in rows}
-    if set(fields) != set(ref_fields):
-        diffs.append(
-            f"fields: engine only {sorted(set(fields) - set(ref_fields))}, "
-            f"ref only {sorted(set(ref_fields) - set(fields))}"
-        )
-    for key, row in ref_fields.items():
-        mine = fields.get(key)
-        if mine is None:
-            continue
-        for col in FIELD_KEYS:
-            if not same(mine[col], row[col]):
-                diffs.append(f"fields[{key}].{col}: engine {mine[col]!r} ref {row[col]!r}")
+    _compare_rows(diffs, "fields", by_key(result.fields, "doc_id", "path"), ref_fields,
+                  FIELD_KEYS)
     return diffs
 
 

@@ -381,17 +381,14 @@ def test_command_line_spark_score(spark, tmp_path, monkeypatch, capsys):
 
 def test_readme_spark_example_runs(spark):
     """The README's Spark block, with small frames in place of the warehouse tables."""
-    import re
+    from readme_examples import run_readme_block
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"```python\n(.*?)```", readme.split("\n## Spark\n", 1)[1], flags=re.DOTALL)
     gt, aio = _case_frames(load_case(CASE_FILES[0]))
-    namespace = {
+    namespace = run_readme_block("\n## Spark\n", {
         "gt_df": _to_spark(spark, gt.drop("safety", strict=False)),
         "aio_df": _to_spark(spark, aio),
         "config": load_case(CASE_FILES[0])["config"],
-    }
-    exec(compile(block.group(1), "README.md (Spark)", "exec"), namespace)
+    })
     res = namespace["res"]
     assert res.summary["n_documents"] == gt.height
     assert res.documents.count() == gt.height

@@ -235,22 +235,15 @@ def test_trajectory_cli_expected_steps_list_and_column(tmp_path, capsys):
     assert info["mean_trajectory_match"] == APPROX(0.6)  # Jaccard 1, the pair reversed
 
 
+CONSISTENCY_ARGS = (
+    "runs", "consistency", str(RUNS), "--value", "risk_level", "--value", "credit_score",
+    "--scale", "credit_score=0:100",
+)
+
+
 def test_consistency_cli_within_model(tmp_path, capsys):
     out = tmp_path / "c.parquet"
-    info = _json(
-        capsys,
-        "runs",
-        "consistency",
-        str(RUNS),
-        "--value",
-        "risk_level",
-        "--value",
-        "credit_score",
-        "--scale",
-        "credit_score=0:100",
-        "--out",
-        str(out),
-    )
+    info = _json(capsys, *CONSISTENCY_ARGS, "--out", str(out))
     table = pl.read_parquet(out)
     got = {(i, m): c for i, m, c in table.select("item_id", "model", "consistency").rows()}
     # apple/gpt-4o: risk low, low -> 1; scores 82, 78: std 2 -> 1 - 2/100 = .98
@@ -276,21 +269,7 @@ def test_consistency_cli_within_model(tmp_path, capsys):
 
 def test_consistency_cli_across_models(tmp_path, capsys):
     out = tmp_path / "a.ndjson"
-    info = _json(
-        capsys,
-        "runs",
-        "consistency",
-        str(RUNS),
-        "--value",
-        "risk_level",
-        "--value",
-        "credit_score",
-        "--scale",
-        "credit_score=0:100",
-        "--across-models",
-        "--out",
-        str(out),
-    )
+    info = _json(capsys, *CONSISTENCY_ARGS, "--across-models", "--out", str(out))
     table = pl.read_ndjson(out)
     # apple: modal risk low (gpt) and low (llama: tie -> low) -> 1; means 80 and 72 -> 1 - 8/100
     # xyz: high and critical -> consensus critical (tie -> smallest), .5; 42.5 and 40 -> .975

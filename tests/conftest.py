@@ -1,18 +1,47 @@
-import os
 import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import Phase, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 # the tests' own helper modules (reference.py, conformance.py, strategies.py)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# CI draws the same examples every run (a landing must not depend on a lucky draw); local runs
-# keep drawing new ones, which is how the engine/reference disagreements were found.
-settings.register_profile("ci", derandomize=True, database=None)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+# Property tests draw the same examples on every run: a user's first `pytest` (and every CI run)
+# must not depend on a lucky draw, and a failure is reproduced by running the test again. No
+# shrinking here: the failing draw is printed as found, at once, instead of minutes of shrinking.
+#
+# Longer random exploration is opt-in:
+#     python -m pytest tests/test_properties.py --hypothesis-profile=explore
+# draws new examples on every run, remembers failures in .hypothesis/ and shrinks them, for at
+# most EXPLORE_SHRINK_SECONDS per failure.
+DETERMINISTIC = settings.register_profile(
+    "deterministic",
+    derandomize=True,
+    database=None,
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),
+    print_blob=True,
+)
+EXPLORE_SHRINK_SECONDS = 60
+settings.register_profile(
+    "explore",
+    derandomize=False,
+    database=DirectoryBasedExampleDatabase(".hypothesis/examples"),
+    phases=tuple(Phase),
+    print_blob=True,
+)
+settings.load_profile("deterministic")  # the plugin's --hypothesis-profile, when given, wins
+
+
+def pytest_configure(config):
+    if config.getoption("hypothesis_profile", None) == "explore":
+        # Hypothesis bounds shrinking at 300 s per failure, a constant it does not expose as a
+        # setting; shorter keeps an exploration run bounded.
+        from hypothesis.internal.conjecture import engine
+
+        if hasattr(engine, "MAX_SHRINKING_SECONDS"):
+            engine.MAX_SHRINKING_SECONDS = EXPLORE_SHRINK_SECONDS
 
 
 def _write(path: Path, lines: list[str]) -> Path:

@@ -620,12 +620,29 @@ def configs(
 # Transformations
 
 
-def shuffle_records(value: Any, rnd: random.Random) -> Any:
-    """A copy of ``value`` with the items of every list of records (at every depth) shuffled."""
+def shuffle_records(value: Any, rnd: random.Random, keep: frozenset[str] = frozenset()) -> Any:
+    """A copy of ``value`` with the items of every list of records (at every depth) shuffled.
+
+    A member of a list item named in ``keep`` (the configured match fields) is copied as is: a
+    match field holding a list is compared by its canonical text, which its order is part of,
+    so shuffling it would change the similarities, not just the item order.
+    """
     if isinstance(value, dict):
-        return {k: shuffle_records(v, rnd) for k, v in value.items()}
+        return {k: shuffle_records(v, rnd, keep) for k, v in value.items()}
     if _is_records(value):
-        items = [shuffle_records(v, rnd) for v in value]
+        items = [
+            {k: v if k in keep else shuffle_records(v, rnd, keep) for k, v in item.items()}
+            for item in value
+        ]
         rnd.shuffle(items)
         return items
     return value
+
+
+def match_field_names(config: dict | None) -> frozenset[str]:
+    """Every field named in ``lists.*.match_fields`` of a config."""
+    names = set()
+    for spec in ((config or {}).get("lists") or {}).values():
+        for f in spec.get("match_fields") or ():
+            names.add(f if isinstance(f, str) else f["field"])
+    return frozenset(names)

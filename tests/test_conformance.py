@@ -10,7 +10,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conformance import CASE_FILES, assert_matches_case, conformance_dir, load_case, tables_as_dict
+from conformance import (
+    CASE_FILES, SHARED_DIR, assert_matches_case, conformance_dir, load_case, tables_as_dict,
+)
 from reference import reference_evaluate
 
 from jsoneval_polars import evaluate
@@ -74,6 +76,17 @@ RUNNERS = {"reference": run_reference, "api": run_api, "cli": run_cli}
 
 def test_cases_found():
     assert len(CASE_FILES) >= 18, f"conformance cases missing in {conformance_dir()}"
+
+
+@pytest.mark.skipif(not SHARED_DIR.is_dir(), reason=f"no shared cases at {SHARED_DIR}")
+def test_copy_equals_the_shared_cases():
+    """The repository's copy is the shared set, case for case (refresh it with
+    ``cp ../shared/conformance/*.json tests/conformance_cases/``)."""
+    shared = {p.name: load_case(p) for p in SHARED_DIR.glob("*.json")}
+    ours = {p.name: load_case(p) for p in CASE_FILES}
+    assert sorted(ours) == sorted(shared)
+    for name, case in shared.items():
+        assert ours[name] == case, f"tests/conformance_cases/{name} differs from {SHARED_DIR}"
 
 
 @pytest.mark.parametrize("runner", list(RUNNERS))

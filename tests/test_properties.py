@@ -286,7 +286,7 @@ def test_known_disagreements(name):
     assert_engine_matches_reference(docs, config)
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=SLOW, database=None)
+@settings(max_examples=500, deadline=None, suppress_health_check=SLOW)
 @given(case=cases())
 @example(case=EMPTY)
 @example(case=EMPTY_BOTH_SIDES)
@@ -328,7 +328,7 @@ def assert_summary_equal(s1: dict, s2: dict) -> None:
         assert same(s1[key], s2[key]), f"summary.{key}: {s1[key]!r} != {s2[key]!r}"
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=SLOW, database=None)
+@settings(max_examples=50, deadline=None, suppress_health_check=SLOW)
 @given(case=cases(), perm=st.permutations(range(4)))
 @example(
     # unmatched AIO items are numbered across the batch (see KNOWN_UNMATCHED_AIO_INDEX), so
@@ -355,7 +355,7 @@ def test_permuting_documents_changes_nothing(case, perm):
     assert engine_alignments(r1.alignments) == engine_alignments(r2.alignments)
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=SLOW, database=None)
+@settings(max_examples=50, deadline=None, suppress_health_check=SLOW)
 @given(case=cases())
 def test_renaming_documents_changes_only_ids(case):
     docs, config = case
@@ -450,8 +450,17 @@ def matching_is_order_free(gt_items, aio_items, list_cfg, ecn) -> bool:
     return True
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=SLOW, database=None)
+@settings(max_examples=50, deadline=None, suppress_health_check=SLOW)
 @given(case=cases(with_list=True, methods=("greedy", "optimal")), seed=st.integers(0, 2**32 - 1))
+@example(  # a match field holding a list of records: its order is part of its value
+    case=(
+        [{"doc_id": "d",
+          "gt": {"items": [{"k": [{"x": 1}, {"x": 2}], "v": 1}]},
+          "aio": {"items": [{"k": [{"x": 1}, {"x": 2}], "v": 1}]}}],
+        {"lists": {"items": {"match_fields": ["k"], "method": "greedy", "threshold": 0.8}}},
+    ),
+    seed=1,  # random.Random(1) swaps two items
+)
 def test_shuffling_aio_list_items_changes_no_counts(case, seed):
     docs, config = case
     with recorded_matchings() as calls:
@@ -462,7 +471,8 @@ def test_shuffling_aio_list_items_changes_no_counts(case, seed):
     assert all(lc["method"] in ("greedy", "optimal") for _, _, lc, _, _ in calls)
     event(f"matched pairs in the dataset: {min(sum(len(c[4]) for c in calls), 5)}+")
     rnd = random.Random(seed)
-    shuffled = [{**d, "aio": S.shuffle_records(d["aio"], rnd)} for d in docs]
+    keep = S.match_field_names(config)
+    shuffled = [{**d, "aio": S.shuffle_records(d["aio"], rnd, keep)} for d in docs]
     r1 = run_engine(docs, config)
     r2 = run_engine(shuffled, config)
     drop = ("aio_parse_status",)
@@ -473,7 +483,7 @@ def test_shuffling_aio_list_items_changes_no_counts(case, seed):
     assert_summary_equal(r1.summary, r2.summary)
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=SLOW, database=None)
+@settings(max_examples=50, deadline=None, suppress_health_check=SLOW)
 @given(data=st.data())
 def test_ground_truth_against_itself_is_perfect(data):
     docs = data.draw(S.datasets(with_safety=False))
@@ -514,7 +524,7 @@ def test_ground_truth_against_itself_is_perfect(data):
     assert result.summary["macro_f1"] in (None, 1.0)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=SLOW, database=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=SLOW)
 @given(case=cases(min_docs=2), cut=st.integers(1, 3))
 def test_scoring_in_halves_equals_scoring_whole(case, cut):
     docs, config = case
@@ -546,7 +556,7 @@ CELL_LABELS = {
 }
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=SLOW, database=None)
+@settings(max_examples=50, deadline=None, suppress_health_check=SLOW)
 @given(case=cases())
 def test_prf_matches_sklearn(case):
     """Per-attribute precision / recall / F1 equal scikit-learn's on the fields table's cells.

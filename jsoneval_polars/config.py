@@ -7,9 +7,11 @@ Every check names the key, the allowed values and what arrived; a misspelt key g
 from __future__ import annotations
 
 import difflib
+import functools
 import json
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -37,69 +39,6 @@ class Compare(StrEnum):
     AUTO = "auto"  # by the GT value's kind: strings by Levenshtein, anything else exact
     EXACT = "exact"
     FUZZY = "fuzzy"
-
-
-@dataclass(frozen=True)
-class MatchField:
-    """One match field of a list; ``prefix`` compares only the first N characters of the
-    canonical text (seed 003: the first 8 characters of an instance id)."""
-
-    field: str
-    compare: Compare = Compare.AUTO
-    prefix: int | None = None
-
-
-@dataclass(frozen=True)
-class ListConfig:
-    match_fields: tuple[MatchField, ...] | None = None  # None: every scalar field of GT items
-    threshold: float = 0.8
-    method: ListMethod = ListMethod.GREEDY
-
-
-@dataclass(frozen=True)
-class Weights:
-    accuracy: float = 0.45
-    completeness: float = 0.25
-    safety: float = 0.15
-    hallucination: float = 0.15
-
-
-@dataclass(frozen=True)
-class Config:
-    field_strategies: Mapping[str, Strategy] = field(default_factory=dict)
-    default_text_strategy: Strategy = Strategy.SEMANTIC
-    fuzzy_threshold: float = 0.85
-    semantic_threshold: float = 0.80
-    rel_tol: float = 0.10
-    abs_tol: float = 0.0
-    weights: Weights = Weights()
-    pass_threshold: float = 0.7
-    lists: Mapping[str, ListConfig] = field(default_factory=dict)
-    attributes: tuple[str, ...] | None = None
-    empty_containers_are_null: bool = False
-    null_extra_is_hallucination: bool = False
-    id_field: str = "doc_id"
-
-    def list_config(self, list_attribute: str) -> ListConfig:
-        return self.lists.get(list_attribute, _DEFAULT_LIST)
-
-
-_DEFAULT_LIST = ListConfig()
-
-_TOP_KEYS = (
-    "field_strategies",
-    "default_text_strategy",
-    "fuzzy_threshold",
-    "semantic_threshold",
-    "numeric",
-    "weights",
-    "pass_threshold",
-    "lists",
-    "attributes",
-    "empty_containers_are_null",
-    "null_extra_is_hallucination",
-    "id_field",
-)
 
 
 def _hint(name: str, allowed: tuple[str, ...] | list[str]) -> str:
@@ -130,8 +69,10 @@ def _choice(key: str, value: Any, enum: type[StrEnum]) -> Any:
 
 
 def _number(key: str, value: Any, *, lo: float | None = 0.0, hi: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+    if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"{key} must be a number; got {value!r}")
+    if not math.isfinite(value):  # Infinity as a weight or tolerance would make every score 1
+        raise ConfigError(f"{key} must be a finite number; got {value!r}")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         bounds = f"between {lo} and {hi}" if hi is not None else f">= {lo}"
         raise ConfigError(f"{key} must be {bounds}; got {value!r}")
@@ -150,6 +91,146 @@ def _string_list(key: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _suggesting_init(cls):
+    """Wrap a config dataclass's ``__init__`` so a misspelt keyword is a :class:`ConfigError`
+    with a "did you mean" instead of a bare TypeError."""
+    dataclass_init = cls.__init__
+    names = tuple(f.name for f in fields(cls))
+
+    @functools.wraps(dataclass_init)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        for key in kwargs:
+            if key not in names:
+                raise ConfigError(
+                    f"{cls.__name__}() has no field '{key}'; fields: {', '.join(names)}."
+                    + _hint(key, names)
+                )
+        dataclass_init(self, *args, **kwargs)
+
+    cls.__init__ = __init__
+    return cls
+
+
+def _set(obj: Any, name: str, value: Any) -> None:
+    object.__setattr__(obj, name, value)  # normalizing a frozen dataclass in __post_init__
+
+
+@_suggesting_init
+@dataclass(frozen=True)
+class MatchField:
+    """One match field of a list; ``prefix`` compares only the first N characters of the
+    canonical text (seed 003: the first 8 characters of an instance id)."""
+
+    field: str
+    compare: Compare = Compare.AUTO
+    prefix: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.field, str) or not self.field:
+            raise ConfigError(f"match field must be a non-empty string; got {self.field!r}")
+        _set(self, "compare", _choice(f"{self.field}.compare", self.compare, Compare))
+        p = self.prefix
+        if p is not None and (isinstance(p, bool) or not isinstance(p, int) or p < 1):
+            raise ConfigError(f"{self.field}.prefix must be a positive integer; got {p!r}")
+
+
+@_suggesting_init
+@dataclass(frozen=True)
+class ListConfig:
+    match_fields: tuple[MatchField, ...] | None = None  # None: every scalar field of GT items
+    threshold: float = 0.8
+    method: ListMethod = ListMethod.GREEDY
+
+    def __post_init__(self) -> None:
+        if self.match_fields is not None:
+            _set(self, "match_fields", _match_fields("match_fields", self.match_fields))
+        _set(self, "threshold", _number("threshold", self.threshold, lo=0.0, hi=1.0))
+        _set(self, "method", _choice("method", self.method, ListMethod))
+
+
+@_suggesting_init
+@dataclass(frozen=True)
+class Weights:
+    accuracy: float = 0.45
+    completeness: float = 0.25
+    safety: float = 0.15
+    hallucination: float = 0.15
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            _set(self, f.name, _number(f"weights.{f.name}", getattr(self, f.name)))
+
+
+@_suggesting_init
+@dataclass(frozen=True)
+class Config:
+    """The scoring configuration (SPEC §11). Every field is checked at construction, so
+    ``Config(fuzzy_threshold=5.0)`` raises the same :class:`ConfigError` as
+    :func:`parse_config` would for the same value in a file."""
+
+    field_strategies: Mapping[str, Strategy] = field(default_factory=dict)
+    default_text_strategy: Strategy = Strategy.SEMANTIC
+    fuzzy_threshold: float = 0.85
+    semantic_threshold: float = 0.80
+    rel_tol: float = 0.10
+    abs_tol: float = 0.0
+    weights: Weights = Weights()
+    pass_threshold: float = 0.7
+    lists: Mapping[str, ListConfig] = field(default_factory=dict)
+    attributes: tuple[str, ...] | None = None
+    empty_containers_are_null: bool = False
+    null_extra_is_hallucination: bool = False
+    id_field: str = "doc_id"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.field_strategies, Mapping):
+            raise ConfigError(f"field_strategies must be a mapping; got {self.field_strategies!r}")
+        _set(self, "field_strategies", {
+            str(k): _choice(f"field_strategies.{k}", v, Strategy)
+            for k, v in self.field_strategies.items()
+        })
+        _set(self, "default_text_strategy",
+             _choice("default_text_strategy", self.default_text_strategy, Strategy))
+        for key in ("fuzzy_threshold", "semantic_threshold", "pass_threshold"):
+            _set(self, key, _number(key, getattr(self, key), lo=0.0, hi=1.0))
+        for key in ("rel_tol", "abs_tol"):
+            _set(self, key, _number(f"numeric.{key}", getattr(self, key)))
+        if not isinstance(self.weights, Weights):
+            raise ConfigError(f"weights must be a Weights; got {self.weights!r}")
+        if not isinstance(self.lists, Mapping) or not all(
+            isinstance(v, ListConfig) for v in self.lists.values()
+        ):
+            raise ConfigError(f"lists must map list names to ListConfig; got {self.lists!r}")
+        _set(self, "lists", {str(k): v for k, v in self.lists.items()})
+        if self.attributes is not None:
+            _set(self, "attributes", _string_list("attributes", self.attributes))
+        for key in ("empty_containers_are_null", "null_extra_is_hallucination"):
+            _flag(key, getattr(self, key))
+        if not isinstance(self.id_field, str) or not self.id_field:
+            raise ConfigError(f"id_field must be a non-empty string; got {self.id_field!r}")
+
+    def list_config(self, list_attribute: str) -> ListConfig:
+        return self.lists.get(list_attribute, _DEFAULT_LIST)
+
+
+_DEFAULT_LIST = ListConfig()
+
+_TOP_KEYS = (
+    "field_strategies",
+    "default_text_strategy",
+    "fuzzy_threshold",
+    "semantic_threshold",
+    "numeric",
+    "weights",
+    "pass_threshold",
+    "lists",
+    "attributes",
+    "empty_containers_are_null",
+    "null_extra_is_hallucination",
+    "id_field",
+)
+
+
 def _match_fields(key: str, value: Any) -> tuple[MatchField, ...]:
     """A list of field names, or of objects {field, compare?, prefix?}."""
     if not isinstance(value, list | tuple):
@@ -157,6 +238,9 @@ def _match_fields(key: str, value: Any) -> tuple[MatchField, ...]:
     out = []
     for i, item in enumerate(value):
         where = f"{key}[{i}]"
+        if isinstance(item, MatchField):
+            out.append(item)
+            continue
         if isinstance(item, str):
             out.append(MatchField(item))
             continue
@@ -279,6 +363,8 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(f"{path}: reading YAML needs PyYAML (pip install pyyaml)") from None
     except ValueError as exc:  # json.JSONDecodeError and tomllib.TOMLDecodeError
         raise ConfigError(f"{path}: not a valid config file: {exc}") from None
+    if raw is None:  # an empty YAML file or a JSON `null`: not "the defaults" by accident
+        raise ConfigError(f"{path}: the config is null; write {{}} for the defaults")
     try:
         return parse_config(raw)
     except ConfigError as exc:

@@ -1,6 +1,7 @@
 """jsoneval_polars: columnar scoring of structured AI output against ground truth."""
 
 from .config import Config, ConfigError, load_config, parse_config
+from .gate import RunFailed, check_run
 from .ingest import InputError
 from .pipeline import Result, evaluate
 
@@ -9,6 +10,8 @@ __all__ = [
     "ConfigError",
     "InputError",
     "Result",
+    "RunFailed",
+    "check_run",
     "evaluate",
     "load_config",
     "parse_config",

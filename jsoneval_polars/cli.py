@@ -1,6 +1,9 @@
 """Command line: ``jsoneval score`` (also ``python -m jsoneval_polars score``).
 
-Exit codes: 0 success, 1 bad input in ``--strict`` mode, 2 bad usage or config.
+Exit codes: 0 success; 1 bad input (a bad record under ``--strict``, or a run that cannot be
+trusted: no document pairs, most records of a side errors); 2 bad usage (options, config,
+input files that cannot be read as a whole, an output that cannot be written); 3 a
+``--fail-under`` bound missed; 130 interrupted. Every error is one line on stderr.
 """
 
 from __future__ import annotations
@@ -16,9 +19,17 @@ from pathlib import Path
 import polars as pl
 
 from .config import ConfigError, load_config, parse_config
-from .ingest import InputError
+from .gate import gate_failures, parse_gate
+from .ingest import InputError, InputFileError
 from .pipeline import Result, evaluate
 from .stream import STREAM_BATCH_SIZE
+
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_GATE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+class UsageError(Exception):
+    """A command that cannot run as given (exit 2); the message is one line."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -88,6 +99,11 @@ def _add_score(sub) -> None:
         help=f"document pairs per batch with --stream (default {STREAM_BATCH_SIZE})",
     )
     score.add_argument("--strict", action="store_true", help="stop at the first bad record")
+    score.add_argument(
+        "--fail-under", metavar="FIGURE=BOUND,...",
+        help="exit 3 when a summary figure is below its bound, e.g. micro_f1=0.9,pass_rate=0.8 "
+        "(mean_hallucination: above its bound)",
+    )
     score.add_argument("--json", action="store_true", help="print the summary as JSON")
     score.add_argument("--quiet", action="store_true", help="print nothing on success")
     score.set_defaults(func=_score)
@@ -155,6 +171,12 @@ def render_summary(result: Result, seconds: float | None = None) -> str:
 
 
 def _score(args: argparse.Namespace) -> int:
+    try:
+        fail_under = parse_gate(args.fail_under) if args.fail_under else {}
+    except ValueError as exc:
+        raise UsageError(f"--fail-under: {exc}") from None
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise UsageError(f"--out {args.out} is a file; give a directory for the result tables")
     if args.sample:
         gt, aio = _sample_path("gt.ndjson"), _sample_path("aio.ndjson")
         config = load_config(args.config) if args.config else load_config(_sample_path("config.json"))
@@ -181,7 +203,7 @@ def _score(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     show = not (args.quiet or args.json) and sys.stderr.isatty()
     if args.stream:
-        return _score_stream(args, gt, aio, config, metadata, started, show)
+        return _score_stream(args, gt, aio, config, metadata, started, show, fail_under)
     result = evaluate(
         gt, aio, config=config, id_field=args.id_field, content_field=(args.gt_field, args.aio_field),
         json_column=args.json_column, safety=safety, semantic_scorer=scorer, strict=args.strict,
@@ -196,7 +218,31 @@ def _score(args: argparse.Namespace) -> int:
     if show:
         print("\r\033[K", end="", file=sys.stderr, flush=True)
     print_outcome(args, result, started, out, render_slices(sliced, by) if by else None)
-    return 0
+    warn_names(args, result.errors)
+    return verdict(result.summary, fail_under)
+
+
+def warn_names(args, errors) -> None:
+    """The warnings about names only the data reveals (a field_strategies entry or a metadata
+    name that occurs nowhere), one line each on stderr, besides their rows in ``errors``."""
+    if args.quiet:
+        return
+    errors = errors if isinstance(errors, pl.DataFrame) else errors.collect()
+    for message in errors.filter(pl.col("source") == "config")["error"]:
+        print(f"jsoneval: warning: {message}", file=sys.stderr)
+
+
+def verdict(summary: dict, fail_under: dict[str, float]) -> int:
+    """The exit code of a finished run, with one line on stderr when it is not 0: 1 when the
+    run cannot be trusted (no pairs, mostly errors), 3 when a --fail-under bound is missed."""
+    if summary.get("failure"):
+        print(f"jsoneval: run failed: {summary['failure']}", file=sys.stderr)
+        return EXIT_INPUT
+    missed = gate_failures(summary, fail_under)
+    if missed:
+        print(f"jsoneval: quality gate failed: {'; '.join(missed)}", file=sys.stderr)
+        return EXIT_GATE
+    return EXIT_OK
 
 
 def print_outcome(args, result, started: float, out, extra: str | None = None) -> None:
@@ -211,7 +257,7 @@ def print_outcome(args, result, started: float, out, extra: str | None = None) -
         print(f"tables written to {str(out).rstrip('/')}/")
 
 
-def _score_stream(args, gt, aio, config, metadata, started, show) -> int:
+def _score_stream(args, gt, aio, config, metadata, started, show, fail_under) -> int:
     from .stream import score_files
 
     unsupported = [
@@ -238,7 +284,8 @@ def _score_stream(args, gt, aio, config, metadata, started, show) -> int:
     if show:
         print("\r\033[K", end="", file=sys.stderr, flush=True)
     print_outcome(args, result, started, result.directory)
-    return 0
+    warn_names(args, result.errors)
+    return verdict(result.summary, fail_under)
 
 
 def _names(text: str | None) -> list[str]:
@@ -262,7 +309,7 @@ def render_slices(table: pl.DataFrame, by: list[str]) -> str:
     )
     lines = ["", "per " + ", ".join(by) + ":"]
     for row in per.iter_rows(named=True):
-        name = ", ".join(str(row[c]) for c in by)
+        name = ", ".join(f"(no {c})" if row[c] is None else str(row[c]) for c in by)
         lines.append(
             f"  {name:<30} TP {row['tp']:>7} FP {row['fp']:>7} FN {row['fn']:>7}  "
             f"micro-F1 {_fmt(row['micro_f1'])}"
@@ -276,15 +323,23 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_command(func, args: argparse.Namespace) -> int:
-    """Run a subcommand; bad config exits 2 and bad input 1, each with one line on stderr."""
+    """Run a subcommand; every expected failure is one line on stderr and an exit code."""
     try:
         return func(args)
     except ConfigError as exc:
-        print(f"jsoneval: config error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"config error: {exc}", EXIT_USAGE)
+    except (UsageError, InputFileError) as exc:
+        return _fail(f"error: {exc}", EXIT_USAGE)
     except InputError as exc:
-        print(f"jsoneval: input error: {exc}", file=sys.stderr)
-        return 1
+        return _fail(f"input error: {exc}", EXIT_INPUT)
+    except OSError as exc:  # mostly the output: a read-only or full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _fail(f"error: {where}{exc.strerror or exc}", EXIT_USAGE)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"jsoneval: {' '.join(str(message).split())}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

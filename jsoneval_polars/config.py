@@ -126,8 +126,8 @@ class MatchField:
     prefix: int | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.field, str) or not self.field:
-            raise ConfigError(f"match field must be a non-empty string; got {self.field!r}")
+        if not isinstance(self.field, str):  # "" is a JSON key like any other
+            raise ConfigError(f"match field must be a string; got {self.field!r}")
         _set(self, "compare", _choice(f"{self.field}.compare", self.compare, Compare))
         p = self.prefix
         if p is not None and (isinstance(p, bool) or not isinstance(p, int) or p < 1):
@@ -369,3 +369,54 @@ def load_config(path: str | Path) -> Config:
         return parse_config(raw)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
+
+
+def _path_members(attribute: str) -> list[str]:
+    """The member names of an attribute path (``a."b.c"[].d`` -> ``a``, ``b.c``, ``d``)."""
+    members, current, quoted, i = [], "", False, 0
+    while i < len(attribute):
+        ch = attribute[i]
+        if quoted:
+            if ch == "\\" and i + 1 < len(attribute):
+                current += attribute[i + 1]
+                i += 1
+            elif ch == '"':
+                quoted = False
+            else:
+                current += ch
+        elif ch == '"':
+            quoted = True
+        elif ch == ".":
+            members.append(current)
+            current = ""
+        elif attribute.startswith("[]", i):
+            i += 1
+        else:
+            current += ch
+        i += 1
+    members.append(current)
+    return [m for m in members if m]
+
+
+def unmatched_names(config: Config, attributes: list[str]) -> list[str]:
+    """Names in ``config`` that match nothing in the scored data, one message each with the
+    closest name seen: a ``field_strategies`` entry (an attribute or a bare field name) and a
+    ``lists`` entry (a list attribute). Only the data reveals these, so they are warnings."""
+    attrs = set(attributes)
+    bare = {m for a in attributes for m in _path_members(a)[-1:]}
+    lists = {a.split("[]")[0] for a in attributes if "[]" in a}
+    lists |= {a[: i] for a in attributes for i in range(len(a)) if a.startswith("[]", i)}
+    messages = []
+    for name in config.field_strategies:
+        if name not in attrs and name not in bare:
+            messages.append(
+                f"field_strategies names '{name}', which occurs in no document."
+                + _hint(name, sorted(attrs | bare))
+            )
+    for name in config.lists:
+        if name not in lists:
+            messages.append(
+                f"lists names '{name}', which is no list of records in any document."
+                + _hint(name, sorted(lists))
+            )
+    return messages

@@ -39,6 +39,11 @@ class InputError(ValueError):
     """Bad input in strict mode; the message names the file, the line and the reason."""
 
 
+class InputFileError(InputError):
+    """An input that cannot be read as a whole (missing, a directory, the wrong format): a
+    usage error on the command line (exit 2), not bad records (exit 1)."""
+
+
 @dataclass
 class Record:
     doc_id: str | None
@@ -295,7 +300,7 @@ def read_records(
         path = Path(source)
         name = str(path)
         if not path.is_file():
-            raise InputError(f"{side} input {name} does not exist or is not a file")
+            raise InputFileError(f"{side} input {name} does not exist or is not a file")
         suffix = path.suffix.lower()
         if suffix == ".parquet":
             return _records_from_table(pl.read_parquet(path), side, id_field, json_column, errors), name
@@ -306,9 +311,9 @@ def read_records(
             try:
                 objs, notes = _parse_json(data)
             except ValueError as exc:
-                raise InputError(f"{name}: not a valid JSON array: {exc}") from None
+                raise InputFileError(f"{name}: not a valid JSON array: {exc}") from None
             if not isinstance(objs, list):
-                raise InputError(f"{name}: a JSON file must hold an array of records")
+                raise InputFileError(f"{name}: a JSON file must hold an array of records")
             for note in notes:
                 errors.add(side, name, None, None, note, severity="warning")
             dups = _duplicate_keys(data, objs)
@@ -383,9 +388,10 @@ def pair_inputs(
         aio, "aio", id_field=id_field, content_field=aio_field, json_column=json_column,
         errors=errors,
     )
-    for recs, fld in ((gt_recs, gt_field), (aio_recs, aio_field)):
+    check_metadata_names(metadata, id_field)
+    for recs, fld, file in ((gt_recs, gt_field, gt_file), (aio_recs, aio_field, aio_file)):
         if metadata:
-            _take_metadata(recs, metadata, fld is None)
+            _take_metadata(recs, metadata, fld is None, file)
     pairs = Pairs(files={"gt": gt_file, "aio": aio_file})
     pairs.meta = {name: [] for name in metadata}
     pairs.n_read = {"gt": _n_read(gt_recs, "gt", errors), "aio": _n_read(aio_recs, "aio", errors)}
@@ -465,13 +471,30 @@ def build_pairs(
         pairs.aio_line.append(ar.line if ar else None)
 
 
-def _take_metadata(records: list[Record], names: Sequence[str], from_content: bool) -> None:
+def check_metadata_names(metadata: Sequence[str], id_field: str) -> None:
+    if id_field in metadata:
+        raise InputFileError(f"metadata names the id field '{id_field}': it is in every table "
+                             "already, as doc_id; drop it from the metadata")
+
+
+def _take_metadata(
+    records: list[Record], names: Sequence[str], from_content: bool, file: str | None = None
+) -> None:
     """Move the metadata members of each record out of its content (or read them from the whole
-    record when a content field holds the document)."""
+    record when a content field holds the document). A member holding an object or a list is
+    content that would be scored, not a label: naming it is an error, not a silent removal."""
     wanted = set(names)
     for r in records:
         source = r.parsed if isinstance(r.parsed, dict) else None
         if source is not None:
+            for n in names:
+                if isinstance(source.get(n), dict | list):
+                    kind = "an object" if isinstance(source[n], dict) else "a list"
+                    raise InputFileError(
+                        f"{file or 'input'}, line {r.line}: metadata '{n}' holds {kind}, a scored "
+                        "member; metadata must be a string, number or boolean (drop it from "
+                        "the metadata to score it)"
+                    )
             # a table's own metadata column wins over a member of the same name
             r.meta.update({n: source[n] for n in names if n in source and n not in r.meta})
         if from_content and isinstance(r.content, dict) and wanted & r.content.keys():

@@ -20,10 +20,11 @@ import polars as pl
 
 from .align import ALIGNMENT_SCHEMA, align
 from .classify import bucket_expr, cell_expr, pair_leaves
-from .config import Config, parse_config
+from .config import Config, _hint, parse_config
 from .counts import doc_attribute_counts
 from .flatten import flatten
-from .ingest import ERROR_SCHEMA, Pairs, pair_inputs, safety_lookup
+from .gate import name_warnings, warning_rows, with_run_check
+from .ingest import ERROR_SCHEMA, InputError, Pairs, pair_inputs, safety_lookup
 from .rates import attribute_rates, document_rates, summary
 from .rates import summary as rates_summary
 from .scorers import Scorer
@@ -117,6 +118,13 @@ class Result:
                 f"(pass metadata=[{column!r}] to evaluate); columns: {self.documents.columns}"
             )
         keys = self.documents.select("doc_id", column)
+        if keys.height and keys[column].null_count() == keys.height:
+            # a misspelt name: one Hive default partition would hold the whole run
+            top = sorted({a.split(".")[0].split("[")[0] for a in self.attributes["attribute"]})
+            raise InputError(
+                f"cannot partition by '{column}': none of the {keys.height} documents has "
+                f"one.{_hint(column, top)}"
+            )
         values = keys[column].unique().to_list()
         only = values[0] if len(values) == 1 else None
         tables = {
@@ -207,6 +215,13 @@ def evaluate(
         progress=progress,
     )
     result.timings = {"read_parse": read, **result.timings}
+    docs = result.documents
+    empty = [m for m in metadata if docs.height and docs[m].null_count() == docs.height]
+    warnings = name_warnings(cfg, result.attributes["attribute"].to_list(), empty)
+    if warnings:
+        rows = pl.DataFrame(warning_rows(warnings), schema=ERROR_SCHEMA)
+        result.errors = pl.concat([result.errors, rows])
+        result.summary["n_warnings"] += len(warnings)
     return result
 
 
@@ -269,14 +284,14 @@ def score_pairs(
         alignments=alignments,
         errors=error_table,
         counts=counts,
-        summary={
+        summary=with_run_check({
             **summary(documents.rechunk(), attributes, n_errors),
             "n_read_gt": pairs.n_read.get("gt", 0),
             "n_read_aio": pairs.n_read.get("aio", 0),
             "n_gt_only": int((~documents["aio_present"]).sum()),
             "n_aio_only": int((~documents["gt_present"]).sum()),
             "n_warnings": error_table.height - n_errors,
-        },
+        }),
         timings=clock.laps,
     )
 

@@ -301,7 +301,7 @@ h3 { font-size: 15px; margin: 18px 0 8px; } .panel > h3:first-child { margin-top
 .card .k { font-size: 12px; color: #5b6570; text-transform: uppercase; letter-spacing: .04em; }
 .card .v { font-size: 24px; font-weight: 600; margin-top: 2px; }
 .status-healthy { color: #1e7b34; } .status-warning { color: #b26a00; }
-.status-critical { color: #c0392b; }
+.status-critical, .status-failed { color: #c0392b; }
 .panel { background: #fff; border: 1px solid #dde1e6; border-radius: 8px; padding: 14px;
          overflow-x: auto; }
 .chart { display: block; max-width: 100%; height: auto; }

@@ -91,9 +91,9 @@ def read_results(directory: str | Path) -> ResultTables:
             missing.append(f"{name}.parquet")
             continue
         path, is_folder = loc
-        frames[name] = (
-            pl.scan_parquet(path, hive_partitioning=True) if is_folder else pl.scan_parquet(path)
-        )
+        # the files listed, never a glob pattern: an output path may hold '[' or '*'
+        files = sorted(Path(path).rglob("*.parquet")) if is_folder else [path]
+        frames[name] = pl.scan_parquet(files, hive_partitioning=is_folder, glob=False)
     summary_path = d / "summary.json"
     if not summary_path.is_file():
         missing.append("summary.json")

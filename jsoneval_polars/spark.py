@@ -43,6 +43,7 @@ from .counts import COUNT_COLUMNS
 from .ingest import InputError
 from .pipeline import Result, evaluate
 from .rates import attribute_rates, status_of
+from .gate import with_run_check
 from .rates import summary as summarize
 from .scorers import Scorer
 
@@ -462,7 +463,7 @@ def _summary(totals: dict[str, Any], attributes: pl.DataFrame) -> dict[str, Any]
     base = summarize(empty, attributes, totals["n_errors"])
     mean = (lambda c: float(totals[c]) / n) if n else (lambda c: None)
     pass_rate = totals["n_passed"] / n if n else None
-    return {
+    return with_run_check({
         **base,
         "n_documents": n,
         "mean_completeness": mean("completeness"),
@@ -477,7 +478,7 @@ def _summary(totals: dict[str, Any], attributes: pl.DataFrame) -> dict[str, Any]
         "n_gt_only": totals["n_gt_only"],
         "n_aio_only": totals["n_aio_only"],
         "n_warnings": totals["n_error_rows"] - totals["n_errors"],
-    }
+    })
 
 
 def _to_polars(df: DataFrame, schema: pa.Schema) -> pl.DataFrame:

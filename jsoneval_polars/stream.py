@@ -43,6 +43,7 @@ from .config import Config, parse_config
 from .ingest import (
     ERROR_SCHEMA,
     InputError,
+    InputFileError,
     Pairs,
     Record,
     _Errors,
@@ -50,9 +51,11 @@ from .ingest import (
     iter_records,
     _split_record,
     _take_metadata,
+    check_metadata_names,
     build_pairs,
 )
 from .pipeline import _collector_paused, score_pairs
+from .gate import name_warnings, warning_rows, with_run_check
 from .rates import attribute_rates, summary
 from .results import ResultTables, read_results
 
@@ -98,6 +101,7 @@ def score_files(
         content_field if isinstance(content_field, tuple) else (content_field, content_field)
     )
     files = {"gt": _ndjson_path(gt, "gt"), "aio": _ndjson_path(aio, "aio")}
+    check_metadata_names(metadata, id_field)
     workers = max(1, workers or os.cpu_count() or 1)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -178,18 +182,18 @@ def balanced_batch_size(n: int, batch_size: int, workers: int) -> int:
 
 def _ndjson_path(source: Any, side: str) -> Path:
     if not isinstance(source, str | Path):
-        raise InputError(f"{side}: streaming scores NDJSON files; got {type(source).__name__} "
+        raise InputFileError(f"{side}: streaming scores NDJSON files; got {type(source).__name__} "
                          "(use evaluate() for tables and lists of records)")
     path = Path(source)
     if not path.is_file():
-        raise InputError(f"{side} input {path} does not exist or is not a file")
+        raise InputFileError(f"{side} input {path} does not exist or is not a file")
     if path.suffix.lower() in (".parquet", ".arrow", ".ipc", ".feather"):
-        raise InputError(f"{side} input {path}: streaming reads NDJSON; score "
+        raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
                          f"{path.suffix} files with evaluate() or without --stream")
     with open(path, "rb") as f:
         head = f.read(4096).lstrip()
     if head[:1] == b"[":
-        raise InputError(f"{side} input {path} holds a JSON array; streaming reads NDJSON "
+        raise InputFileError(f"{side} input {path} holds a JSON array; streaming reads NDJSON "
                          "(one record per line): score it with evaluate() or without --stream")
     return path
 
@@ -393,7 +397,8 @@ def _batch_pairs(
     }
     if metadata:
         for side, fld in zip(("gt", "aio"), fields, strict=True):
-            _take_metadata([r for r in recs[side] if r is not None], metadata, fld is None)
+            _take_metadata([r for r in recs[side] if r is not None], metadata, fld is None,
+                           str(files[side]))
     pairs = Pairs(files={side: str(files[side]) for side in ("gt", "aio")})
     pairs.meta = {name: [] for name in metadata}
     errors = _Errors(strict)
@@ -428,14 +433,15 @@ def _finish(
         parts = sorted((staging / "documents").glob("*.parquet"))
     summed = pl.concat(counts).group_by("attribute").agg(pl.col(*_COUNT_COLUMNS).sum())
     attributes = attribute_rates(summed)
+    errors = errors + warning_rows(name_warnings(config, attributes["attribute"].to_list()))
     error_table = pl.DataFrame(errors, schema=ERROR_SCHEMA)
     n_errors = error_table.filter(pl.col("severity") == "error").height
-    documents = pl.scan_parquet(parts).select(
+    documents = pl.scan_parquet(parts, glob=False).select(
         "completeness", "hallucination", "accuracy", "rqs", "passed", "gt_present", "aio_present"
     ).collect()
     attributes.write_parquet(staging / "attributes.parquet")
     error_table.write_parquet(staging / "errors.parquet")
-    result_summary = {
+    result_summary = with_run_check({
         **summary(documents.rechunk(), attributes, n_errors),
         "n_read_gt": n_read["gt"],
         "n_read_aio": n_read["aio"],
@@ -443,7 +449,7 @@ def _finish(
         "n_aio_only": int((~documents["gt_present"]).sum()),
         "n_warnings": error_table.height - n_errors,
         "batch_size": batch_size,
-    }
+    })
     (staging / "summary.json").write_text(json.dumps(result_summary, indent=2) + "\n")
 
 

@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
+import polars as pl
 import pytest
 
-from jsoneval_polars import ConfigError, parse_config
+import jsoneval_polars
+from jsoneval_polars import ConfigError, InputError, RunFailed, check_run, evaluate, parse_config
+from jsoneval_polars.gate import parse_gate
 from jsoneval_polars.config import Config, ListConfig, MatchField, Weights, load_config
 
 # ----------------------------------------------------------------------------------------------
@@ -76,3 +82,157 @@ def test_empty_yaml_config_is_an_error(tmp_path):
 def test_json_infinity_reaches_the_check():
     """Python's json module reads Infinity as float('inf'): the config check must see it."""
     assert json.loads('{"a": Infinity}')["a"] == math.inf
+
+
+# ----------------------------------------------------------------------------------------------
+# Runs that must not pass: no pairs, mostly errors, a quality gate
+
+
+def test_a_run_that_pairs_nothing_fails_in_the_summary():
+    r = evaluate([{"doc_id": "a", "x": 1}], [{"doc_id": "b", "x": 1}])
+    assert r.summary["status"] == "failed"
+    assert r.summary["failure"].startswith("no document pairs: 1 GT and 1 AIO records")
+    with pytest.raises(RunFailed, match="no document pairs"):
+        check_run(r, raise_on_failure=True)
+
+
+def test_a_side_of_mostly_errors_fails_in_the_summary(tmp_path):
+    gt = tmp_path / "gt.ndjson"
+    gt.write_text('{"doc_id": "a", "x": 1}\nnot json\n{broken\n')
+    aio = tmp_path / "aio.ndjson"
+    aio.write_text('{"doc_id": "a", "x": 1}\n')
+    r = evaluate(gt, aio)
+    assert r.summary["failure"] == "2 of 3 GT records are errors (see the errors table)"
+    assert r.summary["status"] == "failed"
+    healthy = evaluate([{"doc_id": "a", "x": 1}], [{"doc_id": "a", "x": 1}])
+    assert healthy.summary["failure"] is None and healthy.summary["status"] == "healthy"
+    assert check_run(healthy) == []
+
+
+def test_fail_under_gate_in_the_api():
+    r = evaluate([{"doc_id": "a", "x": 1, "y": 2}], [{"doc_id": "a", "x": 1, "y": 3}])
+    assert r.summary["micro_f1"] == pytest.approx(0.5)  # TP x; FP+FN y: 2*1/(2+1+1)
+    assert check_run(r, {"micro_f1": 0.5}) == []
+    assert check_run(r, {"micro_f1": 0.6, "mean_hallucination": 0.0}) == [
+        "micro_f1 0.5000 is below 0.6"
+    ]
+    with pytest.raises(RunFailed, match="micro_f1 0.5000 is below 0.9"):
+        check_run(r, {"micro_f1": 0.9}, raise_on_failure=True)
+    with pytest.raises(ValueError, match="did you mean 'micro_f1'"):
+        check_run(r, {"micro_f": 0.9})
+    assert parse_gate("micro_f1=0.9, pass_rate=0.8") == {"micro_f1": 0.9, "pass_rate": 0.8}
+
+
+# ----------------------------------------------------------------------------------------------
+# Names only the data reveals: warning rows; names the options give: errors
+
+
+def test_unmatched_config_and_metadata_names_are_warning_rows():
+    r = evaluate(
+        [{"doc_id": "a", "total": 1, "items": [{"sku": "x"}], "modle": "m1"}],
+        [{"doc_id": "a", "total": 1, "items": [{"sku": "x"}]}],
+        config={"field_strategies": {"totl": "NUMERIC", "sku": "EXACT"},
+                "lists": {"item": {"match_fields": ["sku"]}}},
+        metadata=["model"],
+    )
+    warnings = r.errors.filter(pl.col("severity") == "warning")
+    assert warnings["source"].to_list() == ["config"] * 3
+    assert warnings["error"].to_list() == [
+        "field_strategies names 'totl', which occurs in no document. Hint: did you mean 'total'?",
+        "lists names 'item', which is no list of records in any document. "
+        "Hint: did you mean 'items'?",
+        "metadata 'model' occurs in no record; its column is empty. Hint: did you mean 'modle'?",
+    ]
+    assert r.summary["n_warnings"] == 3
+
+
+def test_metadata_naming_a_scored_member_or_the_id_is_an_error():
+    gt = [{"doc_id": "a", "vendor": {"name": "Acme"}, "model": "m"}]
+    with pytest.raises(InputError, match="metadata 'vendor' holds an object, a scored member"):
+        evaluate(gt, gt, metadata=["vendor"])
+    with pytest.raises(InputError, match="metadata names the id field 'doc_id'"):
+        evaluate(gt, gt, metadata=["doc_id"])
+    assert evaluate(gt, gt, metadata=["model"]).documents["model"].to_list() == ["m"]
+
+
+def test_partition_by_a_column_without_values_is_an_error(tmp_path):
+    r = evaluate([{"doc_id": "a", "x": 1, "runid": "r1"}], [{"doc_id": "a", "x": 1}],
+                 metadata=["run_id"])
+    with pytest.raises(InputError, match="none of the 1 documents has one. Hint: did you mean 'runid'"):
+        r.write(tmp_path / "out", partition_by="run_id")
+    assert not list((tmp_path / "out").rglob("*.parquet"))
+
+
+# ----------------------------------------------------------------------------------------------
+# The command line: exit codes and one-line messages
+
+
+SAMPLE = Path(jsoneval_polars.__file__).parent / "sample"
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "jsoneval_polars", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def _one_line(proc: subprocess.CompletedProcess, code: int, text: str) -> None:
+    assert proc.returncode == code, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert text in lines[0], lines[0]
+
+
+def test_cli_config_file_given_as_gt_fails_loudly(tmp_path):
+    proc = _cli("score", "--gt", str(SAMPLE / "config.json"), "--aio", str(SAMPLE / "aio.ndjson"),
+                "--out", "out", "--quiet", cwd=tmp_path)
+    _one_line(proc, 1, "jsoneval: run failed: no document pairs")
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["status"] == "failed"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "text"),
+    [
+        (("--gt", "missing.ndjson", "--aio", "missing.ndjson"), 2,
+         "gt input missing.ndjson does not exist or is not a file"),
+        (("--gt", ".", "--aio", "."), 2, "gt input . does not exist or is not a file"),
+        (("--gt", "array.json", "--aio", "array.json", "--stream"), 2, "holds a JSON array"),
+        (("--sample", "--fail-under", "micro_f1=0.99"), 3,
+         "quality gate failed: micro_f1 0.9053 is below 0.99"),
+        (("--sample", "--fail-under", "micro_f=0.9"), 2, "did you mean 'micro_f1'"),
+        (("--sample", "--fail-under", "micro_f1"), 2, "write FIGURE=BOUND"),
+        (("--sample", "--meta", "vendor"), 2, "metadata 'vendor' holds an object"),
+        (("--sample", "--meta", "doc_id"), 2, "metadata names the id field 'doc_id'"),
+        (("--sample", "--partition-by", "run_id"), 1,
+         "cannot partition by 'run_id': none of the 306 documents has one"),
+    ],
+)
+def test_cli_errors_are_one_line_with_the_documented_code(tmp_path, args, code, text):
+    (tmp_path / "array.json").write_text('[{"doc_id": "a"}]\n')
+    _one_line(_cli("score", *args, "--out", "out", "--quiet", cwd=tmp_path), code, text)
+
+
+def test_cli_output_errors_are_one_line(tmp_path):
+    (tmp_path / "file").write_text("x")
+    _one_line(_cli("score", "--sample", "--out", "file", cwd=tmp_path), 2, "--out file is a file")
+    _one_line(_cli("score", "--sample", "--out", "file/sub", cwd=tmp_path), 2, "file/sub")
+
+
+def test_cli_glob_characters_in_the_output_path(tmp_path):
+    for extra in ((), ("--stream",)):
+        proc = _cli("score", "--sample", "--out", "runs/[2024]", "--quiet", *extra, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        summary = json.loads((tmp_path / "runs" / "[2024]" / "summary.json").read_text())
+        assert summary["n_documents"] == 306
+
+
+def test_cli_warns_about_names_only_the_data_reveals(tmp_path):
+    (tmp_path / "c.json").write_text('{"field_strategies": {"totl": "NUMERIC"}}')
+    proc = _cli("score", "--sample", "--config", "c.json", "--by", "model", "--out", "out",
+                cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[-2:] == [
+        "jsoneval: warning: field_strategies names 'totl', which occurs in no document. "
+        "Hint: did you mean 'total'?",
+        "jsoneval: warning: metadata 'model' occurs in no record; its column is empty.",
+    ]
+    assert "(no model)" in proc.stdout and "None" not in proc.stdout

@@ -87,7 +87,9 @@ def test_cli_accounting_line(messy, tmp_path):
          "--out", str(tmp_path / "o")],
         capture_output=True, text=True, timeout=120,
     )
-    assert proc.returncode == 0, proc.stderr
+    # 6 of the 10 GT records are errors: the run is scored and written, and fails loudly
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == "jsoneval: run failed: 6 of 10 GT records are errors (see the errors table)\n"
     assert "read 10 GT and 7 AIO records; scored 5 documents (0 GT-only, 1 AIO-only)" in proc.stdout
     errors = pl.read_parquet(tmp_path / "o" / "errors.parquet")
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())

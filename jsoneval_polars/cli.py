@@ -56,6 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="jsoneval", description="Score structured AI output against ground truth.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _add_score(sub)
+    sample = sub.add_parser(
+        "sample", help="copy the bundled sample (gt.ndjson, aio.ndjson, config.json) into DIR"
+    )
+    sample.add_argument("dir", help="directory to write the three files into (created)")
+    sample.set_defaults(func=_sample)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
@@ -66,7 +71,7 @@ def _add_score(sub) -> None:
     score.add_argument("--gt", help="ground truth: NDJSON, JSON array, Parquet or Arrow file")
     score.add_argument("--aio", help="AI output: NDJSON, JSON array, Parquet or Arrow file")
     score.add_argument("--sample", action="store_true", help="score the bundled sample data")
-    score.add_argument("--config", help="config file (JSON, YAML or TOML; SPEC §11)")
+    score.add_argument("--config", help="config file (JSON, YAML or TOML)")
     score.add_argument("--id-field", help="id member of each record (default: doc_id)")
     score.add_argument("--gt-field", help="GT member holding the document (default: the rest)")
     score.add_argument("--aio-field", help="AIO member holding the document or raw model text")
@@ -107,6 +112,29 @@ def _add_score(sub) -> None:
     score.add_argument("--json", action="store_true", help="print the summary as JSON")
     score.add_argument("--quiet", action="store_true", help="print nothing on success")
     score.set_defaults(func=_score)
+
+
+SAMPLE_FILES = ("gt.ndjson", "aio.ndjson", "config.json")
+
+
+def write_sample(directory: str | Path) -> list[Path]:
+    """Copy the bundled sample (306 invoice pairs and their config) into ``directory``."""
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} is a file; give a directory for the sample")
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in SAMPLE_FILES:
+        (out / name).write_bytes(_sample_path(name).read_bytes())
+        written.append(out / name)
+    return written
+
+
+def _sample(args: argparse.Namespace) -> int:
+    gt, aio, config = write_sample(args.dir)
+    print(f"wrote {gt}, {aio} and {config}; score them with\n"
+          f"  jsoneval score --gt {gt} --aio {aio} --config {config} --out results/")
+    return EXIT_OK
 
 
 def _read_table(path: str) -> pl.DataFrame:

@@ -78,14 +78,14 @@ class UsageError(ValueError):
 
 
 def parse_weights(values: list[str] | None, option: str = "--weights") -> dict[str, float]:
-    """``NAME=W,NAME=W`` (repeatable) or a preset name (``seed002``) → {column: weight}.
+    """``NAME=W,NAME=W`` (repeatable) or a preset name (``example``) → {column: weight}.
 
     >>> parse_weights(["factual_accuracy=3", "completeness=1"])
     {'factual_accuracy': 3.0, 'completeness': 1.0}
     """
     weights: dict[str, float] = {}
     for value in values or []:
-        if value == "seed002":
+        if value in ("example", "seed002"):  # seed002: the old name
             weights.update(runs.SEED_RUBRIC_WEIGHTS)
             continue
         for part in filter(None, (s.strip() for s in value.split(","))):
@@ -96,7 +96,7 @@ def parse_weights(values: list[str] | None, option: str = "--weights") -> dict[s
                 weight = math.nan
             if not math.isfinite(weight):
                 raise UsageError(
-                    f"{option} takes NAME=WEIGHT pairs separated by commas, or 'seed002'; "
+                    f"{option} takes NAME=WEIGHT pairs separated by commas, or 'example'; "
                     f"got {part!r}"
                 )
             weights[name.strip()] = weight
@@ -104,7 +104,7 @@ def parse_weights(values: list[str] | None, option: str = "--weights") -> dict[s
 
 
 def _steps(value: str) -> list[str]:
-    if value == "seed004":
+    if value in ("example", "seed004"):  # seed004: the old name
         return list(runs.SEED_TRAJECTORY)
     steps = [s.strip() for s in value.split(",") if s.strip()]
     if not steps:
@@ -153,7 +153,7 @@ def _where(values: list[str] | None, schema: pl.Schema) -> dict[str, Any]:
 
 
 def _expected_tools(value: str) -> Mapping[str, list[str]]:
-    if value == "seed004":
+    if value in ("example", "seed004"):  # seed004: the old name
         return runs.SEED_EXPECTED_TOOLS
     path = Path(value)
     try:
@@ -207,7 +207,7 @@ def _ids(df: pl.DataFrame, limit: int | None = None) -> list[Any]:
 def _rubric(args: argparse.Namespace, lf: pl.LazyFrame) -> tuple[pl.DataFrame, dict, list[str]]:
     weights = parse_weights(args.weights)
     if not weights:
-        raise UsageError("rubric needs --weights NAME=W,... (or --weights seed002)")
+        raise UsageError("rubric needs --weights NAME=W,... (or --weights example)")
     if args.tag or args.where:
         lf = runs.filter_runs(
             lf,
@@ -467,7 +467,7 @@ def register(subparsers: Any) -> None:
     """Add ``jsoneval runs {rubric,tools,trajectory,consistency,monitor}``."""
     parser = subparsers.add_parser(
         "runs",
-        help="agent/rubric metrics over a table of runs (SPEC §10)",
+        help="agent/rubric metrics over a table of runs",
         description="Agent, rubric, consistency and monitoring metrics over a table of runs.",
     )
     sub = parser.add_subparsers(dest="metric", required=True, metavar="METRIC")
@@ -481,7 +481,7 @@ def register(subparsers: Any) -> None:
         action="append",
         metavar="NAME=W,...",
         help="dimension weights, e.g. factual_accuracy=0.3,completeness=0.25; "
-        "'seed002' for seed 002's five dimensions (repeatable)",
+        "'example' for the five rubric dimensions of examples/agent_runs (repeatable)",
     )
     p.add_argument("--threshold", type=float, default=0.7, help="passed = overall >= this (0.7)")
     p.add_argument("--tag", action="append", help="keep runs carrying this tag (repeatable)")
@@ -503,8 +503,8 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--expected-by-category",
-        metavar="FILE|seed004",
-        help="JSON file category -> expected tools, or 'seed004'",
+        metavar="FILE|example",
+        help="JSON file category -> expected tools, or 'example' (examples/agent_runs)",
     )
     p.add_argument("--category", default="category", help="category column (category)")
 
@@ -518,8 +518,8 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--expected-steps",
-        metavar="A,B,...|seed004",
-        help="one expected trajectory for every run, or 'seed004'",
+        metavar="A,B,...|example",
+        help="one expected trajectory for every run, or 'example' (examples/agent_runs)",
     )
     p.add_argument(
         "--no-pairs-order-score",

@@ -577,7 +577,7 @@ def _add_spark_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pairs", help="instead of --gt/--aio: one table with id, GT and AIO columns")
     p.add_argument("--format", help="input format for paths: parquet, orc, json (NDJSON), ... "
                    "(default: from the suffix, else parquet)")
-    p.add_argument("--config", help="config file (JSON, YAML or TOML; SPEC §11)")
+    p.add_argument("--config", help="config file (JSON, YAML or TOML)")
     p.add_argument("--id-field", help="id column (default: the config's id_field, doc_id)")
     p.add_argument("--json-column", help="JSON-text column of --gt/--aio (default: json)")
     p.add_argument("--gt-column", help="GT JSON-text column (default: json, or gt with --pairs)")

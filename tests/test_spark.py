@@ -379,22 +379,6 @@ def test_command_line_spark_score(spark, tmp_path, monkeypatch, capsys):
     assert json.loads(summary_file.read_text()) == printed
 
 
-def test_readme_spark_example_runs(spark):
-    """The README's Spark block, with small frames in place of the warehouse tables."""
-    from readme_examples import run_readme_block
-
-    gt, aio = _case_frames(load_case(CASE_FILES[0]))
-    namespace = run_readme_block("\n## Spark\n", {
-        "gt_df": _to_spark(spark, gt.drop("safety", strict=False)),
-        "aio_df": _to_spark(spark, aio),
-        "config": load_case(CASE_FILES[0])["config"],
-    })
-    res = namespace["res"]
-    assert res.summary["n_documents"] == gt.height
-    assert res.documents.count() == gt.height
-    res.unpersist()
-
-
 def test_strict_mode_fails_on_the_first_bad_row(spark):
     gt = _to_spark(spark, _frame([("a", '{"x": 1}')]))
     aio = _to_spark(spark, _frame([("a", '{"x": 1}'), ("a", '{"x": 2}')]))

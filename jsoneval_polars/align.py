@@ -16,6 +16,12 @@ A list instance is identified by (document, list attribute, canonical parent ite
 canonical id of an AIO item is the id of the GT item it matched, or its own id when unmatched.
 That is how nested lists are aligned within their matched parent pair.
 
+Candidates: an instance with at most ``DENSE_PAIRS`` (GT item, AIO item) pairs takes all its
+pairs (one join for all such instances of the batch); an ``index`` instance takes its i-i pairs;
+a larger ``greedy`` or ``optimal`` instance takes only the pairs whose similarity can reach the
+threshold, found chunk by chunk of GT items (:func:`_bounded_pairs`), so memory stays linear in
+list length. Pairs below the threshold are never matched, so leaving them out changes nothing.
+
 Strings are joined and grouped only on the small item and path tables: list attributes and
 member names are dictionary-encoded once per batch, and every leaf leaves here with a path id
 (``pid``, UInt32) numbered in the sort order of the path strings, so that later stages pair,
@@ -31,7 +37,7 @@ import polars as pl
 
 from .config import Config, ListMethod
 from .flatten import Flattened
-from .similarity import levenshtein_similarity
+from .similarity import capped_text, levenshtein_similarity
 
 _SCALAR_KINDS = ["null", "bool", "int", "float", "string"]
 _KEY = ["doc", "la", "pcanon"]  # list instance; la = list attribute id
@@ -46,6 +52,14 @@ ALIGNMENT_SCHEMA = {
     "order_score": pl.Float64,
 }
 LEAF_COLUMNS = ["doc", "pid", "kind", "text", "is_null"]
+
+#: A greedy or optimal list instance with more (GT item, AIO item) pairs than this is aligned
+#: from the pairs that can reach its threshold only (:func:`_bounded_pairs`).
+DENSE_PAIRS = 4096
+#: Cells (GT items x AIO items) of one chunk of :func:`_bounded_pairs`: ~20 MB of work arrays.
+CHUNK_CELLS = 1 << 20
+#: Rounding margin between a bound computed here and the exact mean of _pair_similarity.
+_MARGIN = 1e-9
 
 
 @dataclass
@@ -206,6 +220,164 @@ def _pair_similarity(
     return cand.drop("_c").with_columns(per_candidate(pl.col("_lev")))
 
 
+def _candidates(
+    g: pl.DataFrame,
+    a: pl.DataFrame,
+    settings: pl.DataFrame,
+    config: Config,
+    fields: pl.DataFrame,
+    gt_members: pl.DataFrame,
+    aio_members: pl.DataFrame,
+) -> pl.DataFrame:
+    """The (GT item, AIO item) pairs to score at one depth, with each instance's ``method``,
+    ``threshold`` and sizes ``_n_gt`` and ``_n_aio`` (see the module docstring)."""
+    gk = g.select(*_KEY, "gt_item", "gt_index")
+    ak = a.select(*_KEY, "aio_item", "aio_index")
+    sizes = _with_settings(
+        gk.group_by(_KEY).agg(pl.len().cast(pl.Int64).alias("_n_gt")).join(
+            ak.group_by(_KEY).agg(pl.len().cast(pl.Int64).alias("_n_aio")), on=_KEY
+        ),
+        settings,
+        config,
+    )
+    by_index = pl.col("method") == ListMethod.INDEX.value
+    dense = ~by_index & (pl.col("_n_gt") * pl.col("_n_aio") <= DENSE_PAIRS)
+    parts = [
+        gk.join(sizes.filter(dense), on=_KEY).join(ak, on=_KEY),
+        gk.join(sizes.filter(by_index), on=_KEY)
+        .join(ak, left_on=[*_KEY, "gt_index"], right_on=[*_KEY, "aio_index"])
+        .with_columns(pl.col("gt_index").alias("aio_index")),
+    ]
+    large = sizes.filter(~by_index & ~dense)
+    if large.height:
+        keys = large.select(_KEY)
+        g_large = gk.join(keys, on=_KEY, how="semi").partition_by(_KEY, as_dict=True)
+        a_large = ak.join(keys, on=_KEY, how="semi").partition_by(_KEY, as_dict=True)
+        f_large = fields.join(keys, on=_KEY, how="semi").partition_by(_KEY, as_dict=True)
+        # the members of these instances' items only, looked up once per field below
+        gm = gt_members.join(gk.join(keys, on=_KEY, how="semi"), left_on="item",
+                             right_on="gt_item", how="semi")
+        am = aio_members.join(ak.join(keys, on=_KEY, how="semi"), left_on="item",
+                              right_on="aio_item", how="semi")
+        for row in large.iter_rows(named=True):
+            key = tuple(row[k] for k in _KEY)
+            pairs = _bounded_pairs(
+                g_large[key].sort("gt_index"),
+                a_large[key].sort("aio_index"),
+                f_large[key] if key in f_large else fields.clear(),
+                gm,
+                am,
+                row["threshold"],
+            )
+            parts.append(pairs.join(large, on=_KEY))
+    cols = [*_KEY, "gt_item", "gt_index", "aio_item", "aio_index", "threshold", "method",
+            "_n_gt", "_n_aio"]
+    return pl.concat([p.select(cols) for p in parts])
+
+
+def _field_values(items: pl.Series, members: pl.DataFrame, field: dict) -> pl.DataFrame:
+    """text (prefix and cap applied, "" when null), is_null and kind of one match field of
+    ``items``, in their order; a member an item lacks is null."""
+    text = pl.col("text")
+    if field["prefix"] is not None:
+        text = text.str.slice(0, field["prefix"])
+    return (
+        pl.DataFrame({"item": items})
+        .join(
+            members.filter(pl.col("field") == field["field"]).select("item", "kind", "text",
+                                                                     "is_null"),
+            on="item",
+            how="left",
+            maintain_order="left",
+        )
+        .select(
+            text.alias("text"),
+            pl.col("is_null").fill_null(True),
+            pl.col("kind"),
+        )
+        .with_columns(capped_text("text").fill_null(""))
+    )
+
+
+def _bounded_pairs(
+    g: pl.DataFrame,
+    a: pl.DataFrame,
+    fields: pl.DataFrame,
+    gt_members: pl.DataFrame,
+    aio_members: pl.DataFrame,
+    threshold: float,
+) -> pl.DataFrame:
+    """The pairs of one list instance (``g``, ``a`` sorted by index) whose mean match-field
+    similarity (SPEC §5) can reach ``threshold``; no list of all pairs is built.
+
+    GT items are taken in chunks of ``CHUNK_CELLS`` cells. Exact fields (compared by canonical
+    equality) are summed first, on integer codes; a GT row whose pairs cannot reach the
+    threshold even if every remaining Levenshtein field scored 1 gets no Levenshtein call.
+    Levenshtein runs in rapidfuzz's ``cdist`` with ``score_cutoff`` = the lowest value one
+    field can have in a mean of ``k`` fields that reaches the threshold, 1 − k·(1 − threshold):
+    below it a pair is out whatever its other fields, so rapidfuzz may stop early and report 0.
+    The kept pairs are then scored exactly by :func:`_pair_similarity`.
+    """
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    n, m = g.height, a.height
+    exact_fields, lev_fields = [], []
+    for f in fields.iter_rows(named=True):
+        gv = _field_values(g["gt_item"], gt_members, f)
+        av = _field_values(a["aio_item"], aio_members, f)
+        codes = pl.concat([gv["text"], av["text"]]).rank("dense").to_numpy()
+        g_null = gv["is_null"].to_numpy()
+        a_null = av["is_null"].to_numpy()
+        if g_null.all() and a_null.all():
+            continue  # a match field these lists do not have: left out of every mean
+        string = (gv["kind"] == "string").fill_null(False).to_numpy()
+        lev = ~g_null & (f["fuzzy_cfg"] | (f["auto"] & string))
+        exact_fields.append((g_null, a_null, ~g_null & ~lev, codes[:n], codes[n:]))
+        if lev.any():
+            lev_fields.append((lev, gv["text"].to_list(), av["text"].to_list(), a_null))
+    cutoff = max(0.0, 1.0 - len(exact_fields) * (1.0 - threshold) - 1e-6)
+    rows = max(1, CHUNK_CELLS // max(m, 1))
+    found_g, found_a = [], []
+    for lo in range(0, n, rows):
+        hi = min(n, lo + rows)
+        total = np.zeros((hi - lo, m))
+        count = np.zeros((hi - lo, m), dtype=np.int32)
+        for g_null, a_null, exact, g_code, a_code in exact_fields:
+            count += ~(g_null[lo:hi, None] & a_null[None, :])
+            total += (exact[lo:hi, None] & ~a_null[None, :]) & (
+                g_code[lo:hi, None] == a_code[None, :]
+            )
+        remaining = np.zeros(hi - lo, dtype=np.int32)  # Levenshtein fields still to add
+        for lev, *_ in lev_fields:
+            remaining += lev[lo:hi]
+        for lev, g_text, a_text, a_null in lev_fields:
+            reach = (total + remaining[:, None]) >= (threshold - _MARGIN) * count
+            rows_lev = np.flatnonzero(lev[lo:hi] & reach.any(axis=1))
+            cols = np.flatnonzero(~a_null)
+            if len(rows_lev) and len(cols):
+                sims = process.cdist(
+                    [g_text[lo + i] for i in rows_lev],
+                    [a_text[j] for j in cols],
+                    scorer=Levenshtein.normalized_similarity,
+                    score_cutoff=cutoff,
+                    dtype=np.float64,
+                    workers=-1,
+                )
+                total[np.ix_(rows_lev, cols)] += sims
+            remaining = remaining - lev[lo:hi]
+        # a mean over no field is 0, which reaches only a threshold of 0
+        keep = (total >= (threshold - _MARGIN) * count) & ((count > 0) | (threshold <= 0))
+        gi, ai = np.nonzero(keep)
+        found_g.append(gi + lo)
+        found_a.append(ai)
+    gi = np.concatenate(found_g) if found_g else np.zeros(0, dtype=np.int64)
+    ai = np.concatenate(found_a) if found_a else np.zeros(0, dtype=np.int64)
+    return g[gi].select(*_KEY, "gt_item", "gt_index").with_columns(
+        a["aio_item"].gather(ai), a["aio_index"].gather(ai)
+    )
+
+
 def _prefixed(text: str) -> pl.Expr:
     return (
         pl.when(pl.col("prefix").is_not_null())
@@ -241,16 +413,16 @@ def _optimal(cand: pl.DataFrame) -> pl.DataFrame:
     for group in cand.partition_by(_KEY, maintain_order=True):
         gi = group["gt_index"].to_numpy()
         ai = group["aio_index"].to_numpy()
-        g_vals, g_pos = np.unique(gi, return_inverse=True)
-        a_vals, a_pos = np.unique(ai, return_inverse=True)
         sims = group["similarity"].to_numpy()
         ok = sims >= group["threshold"].to_numpy()
-        s = np.zeros((len(g_vals), len(a_vals)))
-        s[g_pos, a_pos] = np.where(ok, sims, 0.0)
+        # the whole GT x AIO matrix, also when only the pairs that can reach the threshold are
+        # candidates: the others are zeros either way, and the solver's ties depend on the shape
+        s = np.zeros((group["_n_gt"][0], group["_n_aio"][0]))
+        s[gi, ai] = np.where(ok, sims, 0.0)
         rows, cols = linear_sum_assignment(s, maximize=True)
         chosen = np.zeros_like(s, dtype=bool)
         chosen[rows, cols] = True
-        picked.append(group.filter(pl.Series(chosen[g_pos, a_pos] & ok)))
+        picked.append(group.filter(pl.Series(chosen[gi, ai] & ok)))
     return pl.concat(picked) if picked else cand.clear()
 
 
@@ -346,13 +518,9 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
         a = _with_parent(aio_items.filter(pl.col("depth") == depth), aio_prefix[-1]).rename(
             {"item": "aio_item", "index": "aio_index"}
         )
-        cand = g.select(*_KEY, "gt_item", "gt_index").join(
-            a.select(*_KEY, "aio_item", "aio_index"), on=_KEY
-        )
         fields = _match_fields(g, gt_members, config, la_ids, field_ids)
-        cand = _pair_similarity(
-            _with_settings(cand, settings, config), fields, gt_members, aio_members
-        )
+        cand = _candidates(g, a, settings, config, fields, gt_members, aio_members)
+        cand = _pair_similarity(cand, fields, gt_members, aio_members)
         matched = _matches(cand)
 
         a = a.join(matched, on="aio_item", how="left").join(

@@ -365,7 +365,7 @@ def _score_batch(
     # for the output tables only
     from .align import encode
     from .classify import BUCKETS, CELLS, decode
-    from .similarity import STRATEGIES, path_strategies, with_strategy
+    from .similarity import STRATEGIES, long_text_warnings, path_strategies, with_strategy
 
     aligned = align(gt_flat, aio_flat, config)
     clock.lap("align", next_stage="score")
@@ -382,6 +382,8 @@ def _score_batch(
     configured = path_strategies(paths["attribute"], paths["key"], config).gather(pid)
     fields = with_strategy(fields, configured, config)
     fields = score_fields(fields, config, semantic_scorer).with_columns(cell_expr(config))
+    for doc, side, message in long_text_warnings(fields, paths["path"], semantic_scorer):
+        _flatten_error(errors, pairs, side, start + doc, message, False, "warning")
     clock.lap("score", next_stage="aggregate")
     counts = doc_attribute_counts(fields, config, docs["doc"], attributes)
     documents = document_rates(counts, docs, config).sort("doc")

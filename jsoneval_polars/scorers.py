@@ -45,6 +45,13 @@ __all__ = [
 
 Scorer = Callable[[Sequence[str], Sequence[str]], "np.ndarray | Sequence[float]"]
 
+#: Texts are compared on at most their first TEXT_CAP characters (DECISIONS.md, long texts):
+#: Levenshtein
+#: and the token-set ratio are quadratic, and two different 1 MB texts took 22-30 s per pair;
+#: at this cap a pair takes a few hundredths of a second. The pipeline reports every field so
+#: compared as a warning row in errors.
+TEXT_CAP = 20_000
+
 #: The names :func:`scorer_from_name` (and ``semantic_scorer="..."``) accept.
 SCORER_NAMES: tuple[str, ...] = ("lexical", "embedding")
 
@@ -53,7 +60,8 @@ def lexical_token_set(gt: Sequence[str], aio: Sequence[str]) -> np.ndarray:
     """Deterministic, offline default: rapidfuzz token-set similarity scaled to [0, 1].
 
     It is a lexical measure (word overlap, order-insensitive), not a semantic one; it is the
-    default only because it needs no model. Two empty strings score 1.
+    default only because it needs no model. Two empty strings score 1. Texts longer than
+    :data:`TEXT_CAP` characters are scored on their first ``TEXT_CAP`` characters.
 
     >>> lexical_token_set(["steel bolts m8"], ["m8 steel bolts"]).tolist()
     [1.0]
@@ -62,11 +70,15 @@ def lexical_token_set(gt: Sequence[str], aio: Sequence[str]) -> np.ndarray:
 
     out = np.empty(len(gt), dtype=np.float64)
     for i, (a, b) in enumerate(zip(gt, aio, strict=True)):
-        out[i] = 1.0 if not a and not b else fuzz.token_set_ratio(a, b) / 100.0
+        if not a and not b:
+            out[i] = 1.0
+        else:
+            out[i] = fuzz.token_set_ratio(a[:TEXT_CAP], b[:TEXT_CAP]) / 100.0
     return out
 
 
-lexical_token_set.name = "lexical_token_set@1"  # type: ignore[attr-defined]  # cache identity
+# cache identity; @2 since long texts are capped
+lexical_token_set.name = "lexical_token_set@2"  # type: ignore[attr-defined]
 
 
 # --- embedding scorer -----------------------------------------------------------------------

@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from .config import Config, Strategy
-from .scorers import Scorer, resolve_scorer
+from .scorers import TEXT_CAP, Scorer, resolve_scorer
 from .values import is_date_or_email, parse_number
 
 _TINY = 1e-12
@@ -35,7 +35,8 @@ def scattered(n: int, at: pl.Series, values: pl.Series) -> pl.Series:
 
 
 def levenshtein_similarity(pairs: pl.DataFrame, a: str, b: str) -> pl.Series:
-    """1 − distance / max(len) for each row of two non-null string columns (1 when both empty).
+    """1 − distance / max(len) for each row of two non-null string columns (1 when both empty),
+    texts longer than ``TEXT_CAP`` characters being compared on their first ``TEXT_CAP``.
 
     Equal texts are 1 without a call; rapidfuzz gives the integer distances of the others, and
     the ratio is taken here in float64, which is the formula of rapidfuzz's
@@ -47,8 +48,9 @@ def levenshtein_similarity(pairs: pl.DataFrame, a: str, b: str) -> pl.Series:
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
 
-    differ = pairs.select((pl.col(a) != pl.col(b)).alias("_d"))["_d"].arg_true()
-    other = pairs.select(a, b)[differ]
+    capped = pairs.select(capped_text(a), capped_text(b))
+    differ = capped.select((pl.col(a) != pl.col(b)).alias("_d"))["_d"].arg_true()
+    other = capped[differ]
     dist = process.cpdist(
         other[a].to_list(),
         other[b].to_list(),
@@ -61,6 +63,40 @@ def levenshtein_similarity(pairs: pl.DataFrame, a: str, b: str) -> pl.Series:
         (1.0 - pl.col("_d") / longest).alias("similarity")
     )
     return scattered(pairs.height, differ, sim.to_series()).fill_null(1.0)
+
+
+def capped_text(column: str) -> pl.Expr:
+    """The first ``TEXT_CAP`` characters of a text column: what Levenshtein compares."""
+    return pl.col(column).str.slice(0, TEXT_CAP)
+
+
+def long_text_warnings(
+    fields: pl.DataFrame, paths: pl.Series, semantic_scorer: Scorer | str | None
+) -> list[tuple[int, str, str]]:
+    """(doc, side, message) for each scored FUZZY row (and SEMANTIC row, when the scorer is the
+    lexical default, which caps texts too) compared on a prefix because a text is longer than
+    ``TEXT_CAP`` characters; ``paths`` decodes ``pid``. The pipeline makes them warning rows."""
+    from .scorers import lexical_token_set
+
+    capped = [FUZZY]
+    if getattr(resolve_scorer(semantic_scorer), "name", None) == lexical_token_set.name:
+        capped.append(SEMANTIC)
+    text = pl.col("strategy").is_in(capped) & pl.col("similarity").is_not_null()
+    # byte length first: O(1) per row, and a text has no more characters than bytes
+    long = (pl.col("gt_text").str.len_bytes() > TEXT_CAP) | (
+        pl.col("aio_text").str.len_bytes() > TEXT_CAP
+    )
+    rows = fields.filter((text & long).fill_null(False)).select(
+        "doc", "pid", "strategy",
+        pl.col("gt_text").str.len_chars().alias("g"),
+        pl.col("aio_text").str.len_chars().alias("a"),
+    ).filter(pl.max_horizontal("g", "a") > TEXT_CAP)
+    return [
+        (doc, "gt" if g > TEXT_CAP else "aio",
+         f"{paths[pid]}: {STRATEGIES[code]} similarity of a text of {max(g, a)} characters "
+         f"computed on the first {TEXT_CAP} characters of each side")
+        for doc, pid, code, g, a in rows.iter_rows()
+    ]
 
 
 def _semantic_similarity(pairs: pl.DataFrame, scorer: Scorer) -> pl.Series:

@@ -35,6 +35,9 @@ DEFAULT_CONFIG: dict[str, Any] = {
 DEFAULT_LIST_CONFIG = {"match_fields": None, "threshold": 0.8, "method": "greedy"}
 
 TINY = 1e-12
+# FUZZY and the default SEMANTIC scorer compare texts on their first 20,000 characters
+# (docs/DECISIONS.md, long texts)
+TEXT_CAP = 20_000
 
 
 class _Absent:
@@ -173,13 +176,13 @@ def parse_number(value: Any) -> float | int | None:
 def default_semantic_scorer(a: str, b: str) -> float:
     if a == "" and b == "":
         return 1.0
-    return fuzz.token_set_ratio(a, b) / 100.0
+    return fuzz.token_set_ratio(a[:TEXT_CAP], b[:TEXT_CAP]) / 100.0
 
 
 def fuzzy_similarity(a: str, b: str) -> float:
     if a == "" and b == "":
         return 1.0
-    return float(Levenshtein.normalized_similarity(a, b))
+    return float(Levenshtein.normalized_similarity(a[:TEXT_CAP], b[:TEXT_CAP]))
 
 
 def score_field(strategy, gt, aio, cfg, semantic_scorer) -> tuple[float | None, bool | None]:

@@ -266,7 +266,7 @@ def test_cache_key_includes_the_scorer_identity(tmp_path):
 
 
 def test_cache_identity_of_plain_functions_and_lambdas(tmp_path):
-    assert CachedScorer(lexical_token_set, tmp_path / "c").name == "lexical_token_set@1"
+    assert CachedScorer(lexical_token_set, tmp_path / "c").name == "lexical_token_set@2"
     with pytest.raises(ValueError, match="pass name="):
         CachedScorer(lambda g, a: [0.5] * len(g), tmp_path / "c")
     named = CachedScorer(lambda g, a: [0.5] * len(g), tmp_path / "c", name="half")

@@ -1,0 +1,302 @@
+"""Long lists and long texts (issue 11).
+
+A large greedy or optimal list instance is aligned from the pairs that can reach its threshold
+only (align._bounded_pairs); the result must equal the plain-Python reference
+(tests/reference.py), which scores every pair. ``bounded()`` sends every instance, however
+small, through that path with tiny chunks, so the generic property cases exercise it too.
+Texts longer than TEXT_CAP characters are compared on their first TEXT_CAP characters, with a
+warning row naming the document and the path.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import reference  # noqa: E402
+from test_properties import assert_engine_matches_reference, cases, run_engine  # noqa: E402
+
+from jsoneval_polars import align  # noqa: E402
+from jsoneval_polars.scorers import TEXT_CAP, lexical_token_set  # noqa: E402
+
+SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+
+@contextmanager
+def bounded(chunk_cells: int = 7):
+    """Every greedy/optimal instance through _bounded_pairs, in chunks of a few cells."""
+    saved = align.DENSE_PAIRS, align.CHUNK_CELLS
+    align.DENSE_PAIRS, align.CHUNK_CELLS = 0, chunk_cells
+    try:
+        yield
+    finally:
+        align.DENSE_PAIRS, align.CHUNK_CELLS = saved
+
+
+def matched(docs, config) -> set[tuple[int, int]]:
+    a = run_engine(docs, config).alignments.filter(
+        pl.col("gt_index").is_not_null() & pl.col("aio_index").is_not_null()
+    )
+    return set(a.select("gt_index", "aio_index").iter_rows())
+
+
+def doc(gt_items, aio_items, doc_id="d"):
+    return {"doc_id": doc_id, "gt": {"items": gt_items}, "aio": {"items": aio_items}}
+
+
+def list_config(threshold, method="greedy", match_fields=None, **more):
+    lc = {"threshold": threshold, "method": method}
+    if match_fields is not None:
+        lc["match_fields"] = match_fields
+    return {"lists": {"items": lc}, **more}
+
+
+# --------------------------------------------------------------------------------------------
+# The generic property cases, every list through the bounded path
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=SLOW)
+@given(case=cases(with_list=True, methods=("greedy", "optimal")))
+def test_bounded_alignment_equals_reference(case):
+    docs, config = case
+    with bounded():
+        assert_engine_matches_reference(docs, config)
+
+
+# --------------------------------------------------------------------------------------------
+# Long lists with similarities at and near the threshold
+
+_ALPHABET = "abcdefghij"
+
+
+def _edit(rnd: random.Random, s: str, n: int) -> str:
+    """``s`` with ``n`` substitutions at distinct positions (Levenshtein distance n)."""
+    chars = list(s)
+    for p in rnd.sample(range(len(chars)), n):
+        chars[p] = "XYZ"[rnd.randrange(3)] if chars[p] not in "XYZ" else "W"
+    return "".join(chars)
+
+
+@st.composite
+def long_lists(draw):
+    """One document whose GT list has 20-80 items with 10-character names (so one edit moves
+    a similarity by 0.1: pair means land exactly on thresholds), an exact ``code`` drawn from
+    few values, and sometimes a null or absent field; the AIO list is a shuffled, edited copy
+    with items dropped and added."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rnd = random.Random(seed)
+    n = draw(st.integers(20, 80))
+    names = ["".join(rnd.choice(_ALPHABET) for _ in range(10)) for _ in range(n)]
+    gt = []
+    for name in names:
+        item = {"name": name, "code": rnd.randrange(3)}
+        if rnd.random() < 0.1:
+            item["code"] = None
+        if rnd.random() < 0.05:
+            del item["name"]
+        gt.append(item)
+    aio = []
+    for item in gt:
+        if rnd.random() < 0.1:
+            continue
+        copy = dict(item)
+        if "name" in copy and rnd.random() < 0.7:
+            copy["name"] = _edit(rnd, copy["name"], rnd.choice([1, 2, 3, 4, 6]))
+        if rnd.random() < 0.2:
+            copy["code"] = rnd.randrange(3)
+        aio.append(copy)
+    aio += [{"name": "".join(rnd.choice(_ALPHABET) for _ in range(10)), "code": 1}
+            for _ in range(rnd.randrange(5))]
+    rnd.shuffle(aio)
+    threshold = draw(st.sampled_from([0.5, 0.6, 0.7, 0.8, 0.9, 0.55, 0.65]))
+    method = draw(st.sampled_from(["greedy", "optimal"]))
+    fields = draw(st.sampled_from([None, ["name"], ["name", "code"], ["name", "code", "none"]]))
+    strategy = draw(st.sampled_from([None, {"name": "EXACT"}]))
+    config = list_config(threshold, method, fields)
+    if strategy:
+        config["field_strategies"] = strategy
+    return [doc(gt, aio)], config
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=SLOW)
+@given(case=long_lists(), force=st.booleans())
+def test_long_lists_equal_reference(case, force):
+    docs, config = case
+    if force:
+        with bounded(chunk_cells=300):
+            assert_engine_matches_reference(docs, config)
+    else:  # lists over DENSE_PAIRS pairs take the bounded path by themselves
+        assert_engine_matches_reference(docs, config)
+
+
+# --------------------------------------------------------------------------------------------
+# Explicit cases where a bound is tight (derived by hand; the reference agrees)
+
+@pytest.mark.parametrize("force", [True, False])
+@pytest.mark.parametrize(
+    ("gt_item", "aio_item", "config", "expected"),
+    [
+        # one FUZZY field at exactly the threshold: 1 - 1/10 = 0.9
+        ({"name": "abcdefghij"}, {"name": "abcdefghiX"}, list_config(0.9), True),
+        ({"name": "abcdefghij"}, {"name": "abcdefghXX"}, list_config(0.9), False),
+        # the length bound is tight: "abcde" is a prefix of "abcdefghij", 1 - 5/10 = 0.5
+        ({"name": "abcdefghij"}, {"name": "abcde"}, list_config(0.5), True),
+        ({"name": "abcdefghij"}, {"name": "abcd"}, list_config(0.5), False),
+        # two fields, the exact one agrees: the name needs exactly the cutoff 1 - 2(1 - 0.8)
+        ({"name": "abcdefghij", "code": 1}, {"name": "abcdefXXXX", "code": 1},
+         list_config(0.8), True),
+        ({"name": "abcdefghij", "code": 1}, {"name": "abcdeXXXXX", "code": 1},
+         list_config(0.8), False),
+        # the exact field disagrees: no name can bring the mean to 0.8
+        ({"name": "abcdefghij", "code": 1}, {"name": "abcdefghij", "code": 2},
+         list_config(0.8), False),
+        # a configured match field neither list has is left out of the mean
+        ({"name": "abcdefghij"}, {"name": "abcdefghXX"},
+         list_config(0.8, match_fields=["name", "absent"]), True),
+        # null on both sides: out of the mean; on one side: scores 0
+        ({"name": "abcdefghij", "code": None}, {"name": "abcdefghiX", "code": None},
+         list_config(0.9), True),
+        ({"name": "abcdefghij", "code": 1}, {"name": "abcdefghij", "code": None},
+         list_config(0.6), False),
+        ({"name": "abcdefghij", "code": 1}, {"name": "abcdefghij", "code": None},
+         list_config(0.5), True),
+        # optimal: the same pairs reach the threshold
+        ({"name": "abcdefghij", "code": 1}, {"name": "abcdefXXXX", "code": 1},
+         list_config(0.8, "optimal"), True),
+        ({"name": "abcdefghij", "code": 1}, {"name": "abcdeXXXXX", "code": 1},
+         list_config(0.8, "optimal"), False),
+    ],
+)
+def test_tight_bounds(gt_item, aio_item, config, expected, force):
+    # the pair sits at GT index 1 and AIO index 2 among items that match nothing; the lists
+    # are long enough (65 x 65 > DENSE_PAIRS) to take the bounded path unforced
+    pad = [{"name": f"{i:010d}", "code": 7} for i in range(64)]  # digits
+    symbols = "!#$%&*+-/<=>?@^_~"
+    letters = [  # no character in common with any other name
+        {"name": "".join(symbols[(i + j) % len(symbols)] for j in range(10)), "code": 8}
+        for i in range(64)
+    ]
+    gt = [pad[0], gt_item, *pad[1:64]]
+    aio = [*letters[:2], aio_item, *letters[2:]]
+    assert len(gt) * len(aio) > align.DENSE_PAIRS
+    docs = [doc(gt, aio)]
+    config = {**config, "field_strategies": {"name": "FUZZY"}}
+    if force:
+        with bounded(chunk_cells=100):
+            pairs = matched(docs, config)
+    else:
+        pairs = matched(docs, config)
+    assert ((1, 2) in pairs) == expected
+    assert pairs <= {(1, 2)}  # the padding matches nothing
+    assert_engine_matches_reference(docs, config)
+
+
+def test_exact_blocking_keeps_every_reachable_pair():
+    """Several fields, many items sharing codes: every pair at or above the threshold is a
+    candidate (the reference's greedy matching agrees), also across chunk boundaries."""
+    rnd = random.Random(7)
+    gt = [{"a": rnd.randrange(2), "b": rnd.randrange(2), "c": rnd.randrange(2),
+           "name": "".join(rnd.choice("ab") for _ in range(4))} for _ in range(70)]
+    aio = [dict(x) for x in gt]
+    rnd.shuffle(aio)
+    for x in aio[::3]:
+        x["b"] = 1 - x["b"]
+    docs = [doc(gt, aio)]
+    for threshold in (0.5, 0.75, 0.875):
+        config = list_config(threshold)
+        assert_engine_matches_reference(docs, config)
+        with bounded(chunk_cells=150):
+            assert_engine_matches_reference(docs, config)
+
+
+# --------------------------------------------------------------------------------------------
+# Long texts
+
+
+def _text(rnd: random.Random, n: int) -> str:
+    """n characters: words of letters with single spaces (canonical text keeps it as it is)."""
+    words = []
+    while sum(map(len, words)) + len(words) < n + 1:
+        words.append("".join(rnd.choice("abcdefgh") for _ in range(rnd.randint(1, 8))))
+    return (" ".join(words)[: n - 1] + "z") if n else ""
+
+
+@pytest.mark.parametrize("strategy", ["FUZZY", "SEMANTIC"])
+def test_long_texts_compared_on_their_prefix(strategy):
+    rnd = random.Random(3)
+    head = _text(rnd, TEXT_CAP)
+    g = "x" + head + _text(rnd, 5_000)
+    a = "x" + head[:-10] + "0123456789" + _text(rnd, 5_000)
+    docs = [{"doc_id": "d", "gt": {"t": g, "short": "abc"}, "aio": {"t": a, "short": "abd"}}]
+    config = {"field_strategies": {"t": strategy, "short": strategy}}
+    result = run_engine(docs, config)
+    sim = result.fields.filter(pl.col("path") == "t")["similarity"][0]
+    if strategy == "FUZZY":
+        expected = Levenshtein.normalized_similarity(g[:TEXT_CAP], a[:TEXT_CAP])
+        assert expected == 1 - 9 / TEXT_CAP  # the prefixes differ in their last 9 characters
+    else:
+        expected = fuzz.token_set_ratio(g[:TEXT_CAP], a[:TEXT_CAP]) / 100
+    assert sim == pytest.approx(expected, abs=1e-12)
+    warnings = result.errors.filter(pl.col("severity") == "warning")
+    assert warnings.select("doc_id", "source").rows() == [("d", "gt")]
+    assert warnings["error"][0].startswith(f"t: {strategy} similarity")
+    assert str(TEXT_CAP) in warnings["error"][0]
+    assert_engine_matches_reference(docs, config)
+
+
+def test_texts_at_the_cap_are_compared_whole():
+    rnd = random.Random(4)
+    g = _text(rnd, TEXT_CAP - 1) + "a"
+    a = g[:-1] + "b"
+    docs = [{"doc_id": "d", "gt": {"t": g}, "aio": {"t": a}}]
+    result = run_engine(docs, {"field_strategies": {"t": "FUZZY"}})
+    assert result.fields["similarity"][0] == 1 - 1 / TEXT_CAP
+    assert result.errors.height == 0
+
+
+def test_lexical_scorer_caps_texts():
+    rnd = random.Random(5)
+    g, a = _text(rnd, 3 * TEXT_CAP), _text(rnd, 3 * TEXT_CAP)
+    got = lexical_token_set([g], [a])[0]
+    assert got == fuzz.token_set_ratio(g[:TEXT_CAP], a[:TEXT_CAP]) / 100
+    assert reference.default_semantic_scorer(g, a) == got
+
+
+def test_list_alignment_compares_long_texts_on_their_prefix():
+    """Two long descriptions equal on their first TEXT_CAP characters match as equal."""
+    rnd = random.Random(6)
+    head = _text(rnd, TEXT_CAP)
+    gt = [{"d": "y" + head + "tail one"}, {"d": "short"}]
+    aio = [{"d": "short"}, {"d": "y" + head + "a different tail entirely"}]
+    docs = [doc(gt, aio)]
+    for force in (False, True):
+        if force:
+            with bounded():
+                pairs = matched(docs, list_config(0.99))
+        else:
+            pairs = matched(docs, list_config(0.99))
+        assert pairs == {(0, 1), (1, 0)}
+    assert_engine_matches_reference(docs, list_config(0.99))
+
+
+@example(n=0)
+@settings(max_examples=5, deadline=None)
+@given(n=st.integers(0, 3))
+def test_empty_and_one_sided_long_lists(n):
+    """A large instance facing an empty list on the other side, or no match field at all."""
+    gt = [{"name": f"n{i:05d}"} for i in range(70)]
+    aio = [{"other": i} for i in range(70 + n)]
+    docs = [doc(gt, aio)]
+    assert matched(docs, list_config(0.5)) == set()
+    assert_engine_matches_reference(docs, list_config(0.5))
+    assert_engine_matches_reference([doc(gt, [])], list_config(0.5))

@@ -58,6 +58,8 @@ LEAF_COLUMNS = ["doc", "pid", "kind", "text", "is_null"]
 DENSE_PAIRS = 4096
 #: Cells (GT items x AIO items) of one chunk of :func:`_bounded_pairs`: ~20 MB of work arrays.
 CHUNK_CELLS = 1 << 20
+#: A list with more matched pairs than this counts its order's concordant pairs in chunks.
+ORDER_JOIN = 256
 #: Rounding margin between a bound computed here and the exact mean of _pair_similarity.
 _MARGIN = 1e-9
 
@@ -311,9 +313,10 @@ def _bounded_pairs(
     similarity (SPEC §5) can reach ``threshold``; no list of all pairs is built.
 
     GT items are taken in chunks of ``CHUNK_CELLS`` cells. Exact fields (compared by canonical
-    equality) are summed first, on integer codes; a GT row whose pairs cannot reach the
-    threshold even if every remaining Levenshtein field scored 1 gets no Levenshtein call.
-    Levenshtein runs in rapidfuzz's ``cdist`` with ``score_cutoff`` = the lowest value one
+    equality) are summed first, on integer codes; a pair that cannot reach the threshold even
+    if every remaining Levenshtein field scored 1 gets no Levenshtein call (a dense block of
+    pairs goes to rapidfuzz's ``cdist`` as a matrix, sparse pairs to ``cpdist``).
+    Levenshtein runs with ``score_cutoff`` = the lowest value one
     field can have in a mean of ``k`` fields that reaches the threshold, 1 − k·(1 − threshold):
     below it a pair is out whatever its other fields, so rapidfuzz may stop early and report 0.
     The kept pairs are then scored exactly by :func:`_pair_similarity`.
@@ -333,7 +336,12 @@ def _bounded_pairs(
             continue  # a match field these lists do not have: left out of every mean
         string = (gv["kind"] == "string").fill_null(False).to_numpy()
         lev = ~g_null & (f["fuzzy_cfg"] | (f["auto"] & string))
-        exact_fields.append((g_null, a_null, ~g_null & ~lev, codes[:n], codes[n:]))
+        # one comparison per pair: a GT code of -1 (null, or compared by Levenshtein) and an
+        # AIO code of -2 (null) equal nothing
+        g_code = np.where(~g_null & ~lev, codes[:n], -1).astype(np.int32)
+        a_code = np.where(~a_null, codes[n:], -2).astype(np.int32)
+        both_null = (g_null, a_null) if g_null.any() and a_null.any() else None
+        exact_fields.append((both_null, g_code, a_code))
         if lev.any():
             lev_fields.append((lev, gv["text"].to_list(), av["text"].to_list(), a_null))
     cutoff = max(0.0, 1.0 - len(exact_fields) * (1.0 - threshold) - 1e-6)
@@ -342,29 +350,33 @@ def _bounded_pairs(
     for lo in range(0, n, rows):
         hi = min(n, lo + rows)
         total = np.zeros((hi - lo, m))
-        count = np.zeros((hi - lo, m), dtype=np.int32)
-        for g_null, a_null, exact, g_code, a_code in exact_fields:
-            count += ~(g_null[lo:hi, None] & a_null[None, :])
-            total += (exact[lo:hi, None] & ~a_null[None, :]) & (
-                g_code[lo:hi, None] == a_code[None, :]
-            )
+        count: np.ndarray | int = 0  # fields in each pair's mean: not null on both sides
+        for both_null, g_code, a_code in exact_fields:
+            if both_null is None:
+                count = count + 1
+            else:
+                count = count + ~(both_null[0][lo:hi, None] & both_null[1][None, :])
+            total += g_code[lo:hi, None] == a_code[None, :]
         remaining = np.zeros(hi - lo, dtype=np.int32)  # Levenshtein fields still to add
         for lev, *_ in lev_fields:
             remaining += lev[lo:hi]
         for lev, g_text, a_text, a_null in lev_fields:
             reach = (total + remaining[:, None]) >= (threshold - _MARGIN) * count
-            rows_lev = np.flatnonzero(lev[lo:hi] & reach.any(axis=1))
-            cols = np.flatnonzero(~a_null)
-            if len(rows_lev) and len(cols):
-                sims = process.cdist(
-                    [g_text[lo + i] for i in rows_lev],
-                    [a_text[j] for j in cols],
-                    scorer=Levenshtein.normalized_similarity,
-                    score_cutoff=cutoff,
-                    dtype=np.float64,
-                    workers=-1,
+            reach &= lev[lo:hi, None] & ~a_null[None, :]
+            rows_lev = np.flatnonzero(reach.any(axis=1))
+            cols = np.flatnonzero(reach.any(axis=0))
+            n_reach = int(reach.sum())
+            score = {"scorer": Levenshtein.normalized_similarity, "score_cutoff": cutoff,
+                     "dtype": np.float64, "workers": -1}
+            if 4 * n_reach >= len(rows_lev) * len(cols) > 0:  # dense: the block, as a matrix
+                total[np.ix_(rows_lev, cols)] += process.cdist(
+                    [g_text[lo + i] for i in rows_lev], [a_text[j] for j in cols], **score
                 )
-                total[np.ix_(rows_lev, cols)] += sims
+            elif n_reach:  # sparse (exact fields already rule most pairs out): those pairs
+                ri, ci = np.nonzero(reach)
+                total[ri, ci] += process.cpdist(
+                    [g_text[lo + i] for i in ri], [a_text[j] for j in ci], **score
+                )
             remaining = remaining - lev[lo:hi]
         # a mean over no field is 0, which reaches only a threshold of 0
         keep = (total >= (threshold - _MARGIN) * count) & ((count > 0) | (threshold <= 0))
@@ -445,10 +457,19 @@ def _matches(cand: pl.DataFrame) -> pl.DataFrame:
 
 
 def _order_metrics(matched: pl.DataFrame) -> pl.DataFrame:
-    """order_correct / order_score per (doc, list_path) from the matched index pairs."""
+    """order_correct / order_score per (doc, list_path) from the matched index pairs.
+
+    Lists of up to ORDER_JOIN matched pairs count their concordant pairs of pairs with one
+    self-join for all of them; a longer list counts them in chunks (:func:`_concordant`), so
+    that a list of n pairs never holds n² rows.
+    """
     m = matched.select("doc", "list_path", "gt_index", "aio_index")
+    long = m.group_by("doc", "list_path").agg(pl.len().alias("_n")).filter(
+        pl.col("_n") > max(ORDER_JOIN, 1)  # a list of one pair has no pair of pairs
+    )
+    short = m.join(long, on=["doc", "list_path"], how="anti")
     pairs = (
-        m.join(m, on=["doc", "list_path"], suffix="_r")
+        short.join(short, on=["doc", "list_path"], suffix="_r")
         .filter(pl.col("gt_index") < pl.col("gt_index_r"))
         .group_by("doc", "list_path")
         .agg(
@@ -456,12 +477,36 @@ def _order_metrics(matched: pl.DataFrame) -> pl.DataFrame:
             (pl.col("aio_index") < pl.col("aio_index_r")).sum().alias("_concordant"),
         )
     )
+    if long.height:
+        rows = [
+            (group["doc"][0], group["list_path"][0], group.height * (group.height - 1) // 2,
+             _concordant(group.sort("gt_index")["aio_index"].to_numpy()))
+            for group in m.join(long, on=["doc", "list_path"], how="semi").partition_by(
+                "doc", "list_path"
+            )
+        ]
+        pairs = pl.concat(
+            [pairs, pl.DataFrame(rows, schema=pairs.schema, orient="row")], how="vertical"
+        )
     return pairs.select(
         "doc",
         "list_path",
         (pl.col("_concordant") == pl.col("_n_pairs")).alias("order_correct"),
         (pl.col("_concordant") / pl.col("_n_pairs")).alias("order_score"),
     )
+
+
+def _concordant(aio: np.ndarray) -> int:
+    """Pairs i < j with aio[i] < aio[j], counted CHUNK_CELLS comparisons at a time."""
+    n = len(aio)
+    position = np.arange(n)
+    step = max(1, CHUNK_CELLS // max(n, 1))
+    count = 0
+    for lo in range(0, n, step):
+        block = slice(lo, min(n, lo + step))
+        later = position[block, None] < position[None, :]
+        count += int(((aio[block, None] < aio[None, :]) & later).sum())
+    return count
 
 
 def _members(gt: Flattened, aio: Flattened, config: Config, la_names: pl.Series):

@@ -34,13 +34,14 @@ SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too
 
 @contextmanager
 def bounded(chunk_cells: int = 7):
-    """Every greedy/optimal instance through _bounded_pairs, in chunks of a few cells."""
-    saved = align.DENSE_PAIRS, align.CHUNK_CELLS
-    align.DENSE_PAIRS, align.CHUNK_CELLS = 0, chunk_cells
+    """Every greedy/optimal instance through _bounded_pairs and every list's order through
+    _concordant, in chunks of a few cells."""
+    saved = align.DENSE_PAIRS, align.CHUNK_CELLS, align.ORDER_JOIN
+    align.DENSE_PAIRS, align.CHUNK_CELLS, align.ORDER_JOIN = 0, chunk_cells, 0
     try:
         yield
     finally:
-        align.DENSE_PAIRS, align.CHUNK_CELLS = saved
+        align.DENSE_PAIRS, align.CHUNK_CELLS, align.ORDER_JOIN = saved
 
 
 def matched(docs, config) -> set[tuple[int, int]]:

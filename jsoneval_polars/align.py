@@ -30,7 +30,7 @@ sort and group leaves on integers and decode strings only for the output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -60,6 +60,9 @@ DENSE_PAIRS = 4096
 CHUNK_CELLS = 1 << 20
 #: A list with more matched pairs than this counts its order's concordant pairs in chunks.
 ORDER_JOIN = 256
+#: (pair, match field) cells a large instance may keep for exact scoring (about 2 GB of work
+#: in _pair_similarity); a document with an instance over it is not aligned but reported.
+CANDIDATE_CELLS = 20_000_000
 #: Rounding margin between a bound computed here and the exact mean of _pair_similarity.
 _MARGIN = 1e-9
 
@@ -73,6 +76,9 @@ class Aligned:
     # attribute, key. Attribute and key are functions of the path (the path with indices
     # written [], and its last object key: flatten.py's contract), so one row per path holds.
     paths: pl.DataFrame
+    # documents left out because a list instance kept more candidate pairs than
+    # CANDIDATE_CELLS allows: doc -> message (their leaves and alignments are dropped)
+    failed: dict[int, str] = field(default_factory=dict)
 
 
 def encode(values: list[pl.Series]) -> tuple[pl.Series, list[pl.Series]]:
@@ -230,9 +236,12 @@ def _candidates(
     fields: pl.DataFrame,
     gt_members: pl.DataFrame,
     aio_members: pl.DataFrame,
+    la_names: pl.Series,
+    failed: dict[int, str],
 ) -> pl.DataFrame:
     """The (GT item, AIO item) pairs to score at one depth, with each instance's ``method``,
-    ``threshold`` and sizes ``_n_gt`` and ``_n_aio`` (see the module docstring)."""
+    ``threshold`` and sizes ``_n_gt`` and ``_n_aio`` (see the module docstring). An instance
+    that keeps too many pairs adds its document to ``failed`` and contributes none."""
     gk = g.select(*_KEY, "gt_item", "gt_index")
     ak = a.select(*_KEY, "aio_item", "aio_index")
     sizes = _with_settings(
@@ -263,31 +272,49 @@ def _candidates(
                               right_on="aio_item", how="semi")
         for row in large.iter_rows(named=True):
             key = tuple(row[k] for k in _KEY)
-            pairs = _bounded_pairs(
-                g_large[key].sort("gt_index"),
-                a_large[key].sort("aio_index"),
-                f_large[key] if key in f_large else fields.clear(),
-                gm,
-                am,
-                row["threshold"],
-            )
+            if row["doc"] in failed:
+                continue
+            try:
+                pairs = _bounded_pairs(
+                    g_large[key].sort("gt_index"),
+                    a_large[key].sort("aio_index"),
+                    f_large[key] if key in f_large else fields.clear(),
+                    gm,
+                    am,
+                    row["threshold"],
+                )
+            except _TooManyPairs as e:
+                failed[row["doc"]] = (
+                    f"list '{la_names[row['la']]}' of {row['_n_gt']} x {row['_n_aio']} items: "
+                    f"{e.kept:,} or more pairs reach its threshold {row['threshold']} over "
+                    f"{e.fields} match fields (limit {CANDIDATE_CELLS:,} pair-fields); the "
+                    "document is left out: raise the list's threshold or name its match_fields"
+                )
+                continue
             parts.append(pairs.join(large, on=_KEY))
     cols = [*_KEY, "gt_item", "gt_index", "aio_item", "aio_index", "threshold", "method",
             "_n_gt", "_n_aio"]
     return pl.concat([p.select(cols) for p in parts])
 
 
-def _field_values(items: pl.Series, members: pl.DataFrame, field: dict) -> pl.DataFrame:
+class _TooManyPairs(Exception):
+    def __init__(self, kept: int, fields: int) -> None:
+        super().__init__(kept, fields)
+        self.kept, self.fields = kept, fields
+
+
+def _field_values(items: pl.Series, members: pl.DataFrame, match_field: dict) -> pl.DataFrame:
     """text (prefix and cap applied, "" when null), is_null and kind of one match field of
     ``items``, in their order; a member an item lacks is null."""
     text = pl.col("text")
-    if field["prefix"] is not None:
-        text = text.str.slice(0, field["prefix"])
+    if match_field["prefix"] is not None:
+        text = text.str.slice(0, match_field["prefix"])
     return (
         pl.DataFrame({"item": items})
         .join(
-            members.filter(pl.col("field") == field["field"]).select("item", "kind", "text",
-                                                                     "is_null"),
+            members.filter(pl.col("field") == match_field["field"]).select(
+                "item", "kind", "text", "is_null"
+            ),
             on="item",
             how="left",
             maintain_order="left",
@@ -347,6 +374,7 @@ def _bounded_pairs(
     cutoff = max(0.0, 1.0 - len(exact_fields) * (1.0 - threshold) - 1e-6)
     rows = max(1, CHUNK_CELLS // max(m, 1))
     found_g, found_a = [], []
+    kept = 0
     for lo in range(0, n, rows):
         hi = min(n, lo + rows)
         total = np.zeros((hi - lo, m))
@@ -383,6 +411,9 @@ def _bounded_pairs(
         gi, ai = np.nonzero(keep)
         found_g.append(gi + lo)
         found_a.append(ai)
+        kept += len(gi)
+        if kept * max(len(exact_fields), 1) > CANDIDATE_CELLS:
+            raise _TooManyPairs(kept, len(exact_fields))
     gi = np.concatenate(found_g) if found_g else np.zeros(0, dtype=np.int64)
     ai = np.concatenate(found_a) if found_a else np.zeros(0, dtype=np.int64)
     return g[gi].select(*_KEY, "gt_item", "gt_index").with_columns(
@@ -556,6 +587,7 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
     gt_prefix = [pl.DataFrame(schema=prefix_schema)]
     aio_prefix = [pl.DataFrame(schema=prefix_schema)]
     rows = []
+    failed: dict[int, str] = {}
     for depth in range(1, max_depth + 1):
         g = _with_parent(gt_items.filter(pl.col("depth") == depth), gt_prefix[-1]).rename(
             {"item": "gt_item", "index": "gt_index"}
@@ -564,7 +596,9 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
             {"item": "aio_item", "index": "aio_index"}
         )
         fields = _match_fields(g, gt_members, config, la_ids, field_ids)
-        cand = _candidates(g, a, settings, config, fields, gt_members, aio_members)
+        cand = _candidates(
+            g, a, settings, config, fields, gt_members, aio_members, la_names, failed
+        )
         cand = _pair_similarity(cand, fields, gt_members, aio_members)
         matched = _matches(cand)
 
@@ -604,24 +638,31 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
 
     if rows:
         alignments = pl.concat(rows)
-        order = _order_metrics(alignments.filter(pl.col("gt_index").is_not_null() & pl.col("aio_index").is_not_null()))
+        order = _order_metrics(
+            alignments.filter(pl.col("gt_index").is_not_null() & pl.col("aio_index").is_not_null())
+        )
         alignments = (
             alignments.join(order, on=["doc", "list_path"], how="left")
-            .with_columns(pl.col("order_correct").fill_null(True), pl.col("order_score").fill_null(1.0))
+            .with_columns(
+                pl.col("order_correct").fill_null(True), pl.col("order_score").fill_null(1.0)
+            )
             .sort("doc", "list_path", "gt_index", "aio_index", nulls_last=True)
             .select(list(ALIGNMENT_SCHEMA))
         )
     else:
         alignments = pl.DataFrame(schema=ALIGNMENT_SCHEMA)
 
+    leaves = gt.leaves, aio.leaves
+    if failed:
+        kept = ~pl.col("doc").is_in(pl.Series(list(failed), dtype=pl.UInt32).implode())
+        alignments = alignments.filter(kept)
+        leaves = gt.leaves.filter(kept), aio.leaves.filter(kept)
     gt_lists = alignments.filter(pl.col("gt_index").is_not_null()).select("doc", "list_path")
     aio_lists = alignments.filter(pl.col("aio_index").is_not_null()).select("doc", "list_path")
     g_leaves, a_leaves, paths = _leaf_paths(
-        (gt.leaves, aio.leaves),
-        (pl.concat(gt_prefix), pl.concat(aio_prefix)),
-        (aio_lists, gt_lists),
+        leaves, (pl.concat(gt_prefix), pl.concat(aio_prefix)), (aio_lists, gt_lists)
     )
-    return Aligned(g_leaves, a_leaves, alignments, paths)
+    return Aligned(g_leaves, a_leaves, alignments, paths, failed)
 
 
 def _with_parent(items: pl.DataFrame, parent_prefix: pl.DataFrame) -> pl.DataFrame:

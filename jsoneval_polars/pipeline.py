@@ -368,6 +368,10 @@ def _score_batch(
     from .similarity import STRATEGIES, long_text_warnings, path_strategies, with_strategy
 
     aligned = align(gt_flat, aio_flat, config)
+    for local, message in aligned.failed.items():  # lists too large to align: left out
+        _flatten_error(errors, pairs, "gt", start + local, message, strict, "error")
+    if aligned.failed:
+        docs = docs.filter(~pl.col("doc").is_in(sorted(aligned.failed)))
     clock.lap("align", next_stage="score")
     paths = aligned.paths
     listed = pl.Series(list(config.attributes or ()), dtype=pl.String)

@@ -301,3 +301,30 @@ def test_empty_and_one_sided_long_lists(n):
     assert matched(docs, list_config(0.5)) == set()
     assert_engine_matches_reference(docs, list_config(0.5))
     assert_engine_matches_reference([doc(gt, [])], list_config(0.5))
+
+
+def test_a_list_too_large_to_align_leaves_out_its_document_only():
+    """Every pair of 80 identical items reaches the threshold: 6,400 pairs x 1 field exceed a
+    limit of 1,000 pair-fields, so that document becomes an error row and the other is scored
+    as the reference scores it alone."""
+    from jsoneval_polars import evaluate
+
+    same = [{"name": "identical"} for _ in range(80)]
+    big = doc(same, same, doc_id="big")
+    ok = doc([{"name": "abcdefghij"}, {"name": "klmnopqrst"}],
+             [{"name": "klmnopqrsX"}, {"name": "abcdefghij"}], doc_id="ok")
+    saved = align.CANDIDATE_CELLS
+    align.CANDIDATE_CELLS = 1000
+    try:
+        result = evaluate([{"doc_id": d["doc_id"], **d["gt"]} for d in (big, ok)],
+                          [{"doc_id": d["doc_id"], **d["aio"]} for d in (big, ok)])
+    finally:
+        align.CANDIDATE_CELLS = saved
+    errors = result.errors.filter(pl.col("severity") == "error")
+    assert errors.select("source", "doc_id").rows() == [("gt", "big")]
+    assert "list 'items' of 80 x 80 items" in errors["error"][0]
+    assert result.documents["doc_id"].to_list() == ["ok"]
+    assert set(result.fields["doc_id"]) == {"ok"}
+    assert set(result.alignments["doc_id"]) == {"ok"}
+    alone = run_engine([ok], None)
+    assert result.documents.drop("doc_id").rows() == alone.documents.drop("doc_id").rows()

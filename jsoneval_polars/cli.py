@@ -1,4 +1,6 @@
-"""Command line: ``jsoneval score`` (also ``python -m jsoneval_polars score``).
+"""Command line: ``jsoneval score``, ``jsoneval sample`` and the registered subcommands (also
+``python -m jsoneval_polars``), on Click (suggestions, ``--version``, shell completion:
+``eval "$(_JSONEVAL_COMPLETE=bash_source jsoneval)"``) with Rich output (:mod:`terminal`).
 
 Exit codes: 0 success; 1 bad input (a bad record under ``--strict``, or a run that cannot be
 trusted: no document pairs, most records of a side errors); 2 bad usage (options, config,
@@ -9,13 +11,17 @@ input files that cannot be read as a whole, an output that cannot be written); 3
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import json
+import os
 import sys
 import time
 from importlib import resources
 from pathlib import Path
+from types import SimpleNamespace
 
+import click
 import polars as pl
 
 from .config import ConfigError, load_config, parse_config
@@ -24,8 +30,7 @@ from .ingest import InputError, InputFileError
 from .pipeline import Result, evaluate
 from .stream import STREAM_BATCH_SIZE
 
-
-EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_GATE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_GATE, EXIT_INTERRUPTED, EXIT_PIPE = 0, 1, 2, 3, 130, 141
 
 
 class UsageError(Exception):
@@ -53,65 +58,105 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of the registered subcommand modules (sql, diff, report, runs,
+    spark-score); the Click group below wraps each of them as a command."""
+    return _registered()[0]
+
+
+def _registered() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.ArgumentParser, str]]]:
     parser = _Parser(prog="jsoneval", description="Score structured AI output against ground truth.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    _add_score(sub)
-    sample = sub.add_parser(
-        "sample", help="copy the bundled sample (gt.ndjson, aio.ndjson, config.json) into DIR"
-    )
-    sample.add_argument("dir", help="directory to write the three files into (created)")
-    sample.set_defaults(func=_sample)
+    helps: dict[str, str] = {}
+    add_parser = sub.add_parser
+
+    def recording_add_parser(name: str, **kwargs):  # the one-line help of each command
+        helps[name] = kwargs.get("help", "")
+        return add_parser(name, **kwargs)
+
+    sub.add_parser = recording_add_parser
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
-    return parser
+    return parser, {name: (parser, text) for name, text in helps.items()}
 
 
-def _add_score(sub) -> None:
-    score = sub.add_parser("score", help="score AIO against GT and write the result tables")
-    score.add_argument("--gt", help="ground truth: NDJSON, JSON array, Parquet or Arrow file")
-    score.add_argument("--aio", help="AI output: NDJSON, JSON array, Parquet or Arrow file")
-    score.add_argument("--sample", action="store_true", help="score the bundled sample data")
-    score.add_argument("--config", help="config file (JSON, YAML or TOML)")
-    score.add_argument("--id-field", help="id member of each record (default: doc_id)")
-    score.add_argument("--gt-field", help="GT member holding the document (default: the rest)")
-    score.add_argument("--aio-field", help="AIO member holding the document or raw model text")
-    score.add_argument("--json-column", help="JSON-text or struct column of a Parquet/Arrow input")
-    score.add_argument("--safety", help="file with doc_id and safety columns (NDJSON/CSV/Parquet)")
-    score.add_argument(
-        "--semantic-scorer", choices=["lexical", "embedding"], default="lexical",
-        help="SEMANTIC scorer: lexical token-set (default) or a local sentence-embedding model",
-    )
-    score.add_argument("--semantic-cache", help="SQLite file caching semantic scores across runs")
-    score.add_argument(
-        "--meta", help="comma-separated metadata members/columns (model,run_id,...) to keep"
-    )
-    score.add_argument(
-        "--by", help="also write attributes_by.parquet: attribute metrics per slice of these "
-        "metadata columns (comma-separated; implies --meta for them)"
-    )
-    score.add_argument(
-        "--partition-by", help="write hive-partitioned tables by this metadata column (append-safe)"
-    )
-    score.add_argument("--out", required=True, help="directory for the Parquet tables")
-    score.add_argument(
-        "--stream", action="store_true",
-        help="NDJSON files of any size: score in batches on --workers processes, memory bounded "
-        "by --batch-size (documents, fields, alignments written as folders of parts)",
-    )
-    score.add_argument("--workers", type=int, help="processes for --stream (default: one per core)")
-    score.add_argument(
-        "--batch-size", type=int, default=STREAM_BATCH_SIZE,
-        help=f"document pairs per batch with --stream (default {STREAM_BATCH_SIZE})",
-    )
-    score.add_argument("--strict", action="store_true", help="stop at the first bad record")
-    score.add_argument(
-        "--fail-under", metavar="FIGURE=BOUND,...",
-        help="exit 3 when a summary figure is below its bound, e.g. micro_f1=0.9,pass_rate=0.8 "
-        "(mean_hallucination: above its bound)",
-    )
-    score.add_argument("--json", action="store_true", help="print the summary as JSON")
-    score.add_argument("--quiet", action="store_true", help="print nothing on success")
-    score.set_defaults(func=_score)
+class _Group(click.Group):
+    """The ``jsoneval`` group: a mistyped command gets a "did you mean"."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        name = args[0] if args else None
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            ctx.fail(f"No such command '{name}'.{hint}")
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"],
+                                           "max_content_width": 100})
+@click.version_option(None, "--version", package_name="jsoneval_polars",
+                      message="jsoneval %(version)s")
+def app() -> None:
+    """Score structured AI output (JSON) against ground truth."""
+
+
+_opt = click.option
+
+
+@app.command(no_args_is_help=True)
+@_opt("--gt", help="ground truth: NDJSON, JSON array, Parquet or Arrow file")
+@_opt("--aio", help="AI output: NDJSON, JSON array, Parquet or Arrow file")
+@_opt("--sample", is_flag=True, help="score the bundled sample (see: jsoneval sample)")
+@_opt("--config", help="config file (JSON, YAML or TOML)")
+@_opt("--id-field", help="id member of each record (default: doc_id)")
+@_opt("--gt-field", help="GT member holding the document (default: the rest)")
+@_opt("--aio-field", help="AIO member holding the document or raw model text")
+@_opt("--json-column", help="JSON-text or struct column of a Parquet/Arrow input")
+@_opt("--safety", help="file with doc_id and safety columns (NDJSON/CSV/Parquet)")
+@_opt("--semantic-scorer", type=click.Choice(["lexical", "embedding"]), default="lexical",
+      show_default=True, help="SEMANTIC scorer: lexical token-set, or a sentence-embedding model")
+@_opt("--semantic-cache", help="SQLite file caching semantic scores across runs")
+@_opt("--meta", help="comma-separated metadata members/columns to keep (model,run_id,...)")
+@_opt("--by", help="also write attributes_by.parquet: the attribute table per slice of these "
+      "metadata columns (comma-separated; implies --meta for them)")
+@_opt("--partition-by", help="write Hive-partitioned tables by this metadata column")
+@_opt("--out", required=True, help="directory for the result tables (Parquet + summary.json)")
+@_opt("--stream", is_flag=True, help="NDJSON of any size: score in batches on --workers processes")
+@_opt("--workers", type=int, help="processes for --stream (default: one per core)")
+@_opt("--batch-size", type=int, default=STREAM_BATCH_SIZE, show_default=True,
+      help="document pairs per batch with --stream")
+@_opt("--strict", is_flag=True, help="stop at the first bad record (exit 1)")
+@_opt("--fail-under", metavar="FIGURE=BOUND,...",
+      help="exit 3 when a summary figure is below its bound, e.g. micro_f1=0.9,pass_rate=0.8 "
+      "(mean_hallucination: above it)")
+@_opt("--json", "json_", is_flag=True, help="print the summary as JSON")
+@_opt("--quiet", is_flag=True, help="print nothing on success")
+def score(**options) -> int:
+    """score AIO against GT and write the result tables"""
+    args = SimpleNamespace(**options)
+    args.json = options["json_"]
+    return run_command(_score, args)
+
+
+@app.command("sample")
+@click.argument("directory", metavar="DIR")
+def sample_command(directory: str) -> int:
+    """copy the bundled sample (306 invoice pairs: gt.ndjson, aio.ndjson, config.json) into DIR"""
+    return run_command(_sample, SimpleNamespace(dir=directory))
+
+
+def _add_registered_commands(group: click.Group) -> None:
+    """Each argparse subcommand of COMMAND_MODULES as a Click command that hands its arguments
+    to that parser (``-h`` shows the parser's own help)."""
+    for name, (parser, text) in _registered()[1].items():
+        def callback(args: tuple[str, ...], _name: str = name, _parser=parser) -> int:
+            parsed = _parser.parse_args([_name, *args])
+            return run_command(parsed.func, parsed)
+
+        group.add_command(click.Command(
+            name, help=text, callback=callback, add_help_option=False,
+            context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+            params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
+        ))
 
 
 SAMPLE_FILES = ("gt.ndjson", "aio.ndjson", "config.json")
@@ -149,55 +194,6 @@ def _read_table(path: str) -> pl.DataFrame:
     return pl.read_ndjson(p)
 
 
-def _fmt(x: float | None) -> str:
-    return "-" if x is None else f"{x:.3f}"
-
-
-def render_summary(result: Result, seconds: float | None = None) -> str:
-    """The per-attribute table with micro and macro rows, dataset means and the accounting."""
-    s = result.summary
-    a = result.attributes
-    lines = []
-    width = max([len("attribute"), len("micro")] + [len(x) for x in a["attribute"]])
-    width = min(width, 48)
-    head = f"{'attribute':<{width}}  {'TP':>6} {'FP':>6} {'FN':>6} {'TN':>6}  {'prec':>6} {'rec':>6} {'F1':>6} {'support':>8}"
-    lines += [head, "-" * len(head)]
-    for r in a.iter_rows(named=True):
-        name = r["attribute"] if len(r["attribute"]) <= width else r["attribute"][: width - 1] + "…"
-        lines.append(
-            f"{name:<{width}}  {r['tp']:>6} {r['fp']:>6} {r['fn']:>6} {r['tn']:>6}  "
-            f"{_fmt(r['precision']):>6} {_fmt(r['recall']):>6} {_fmt(r['f1']):>6} {r['support']:>8}"
-        )
-    tp, fp, fn, tn = (int(a[c].sum()) for c in ("tp", "fp", "fn", "tn"))
-    micro_p = tp / (tp + fp) if tp + fp else None
-    micro_r = tp / (tp + fn) if tp + fn else None
-    lines.append("-" * len(head))
-    lines.append(
-        f"{'micro':<{width}}  {tp:>6} {fp:>6} {fn:>6} {tn:>6}  "
-        f"{_fmt(micro_p):>6} {_fmt(micro_r):>6} {_fmt(s['micro_f1']):>6} {tp + fn:>8}"
-    )
-    macro_p = a["precision"].drop_nulls().mean() if a.height else None
-    macro_r = a["recall"].drop_nulls().mean() if a.height else None
-    lines.append(
-        f"{'macro':<{width}}  {'':>6} {'':>6} {'':>6} {'':>6}  "
-        f"{_fmt(macro_p):>6} {_fmt(macro_r):>6} {_fmt(s['macro_f1']):>6} {'':>8}"
-    )
-    lines.append("")
-    lines.append(
-        f"completeness {_fmt(s['mean_completeness'])}  hallucination {_fmt(s['mean_hallucination'])}"
-        f"  accuracy {_fmt(s['mean_accuracy'])}  RQS {_fmt(s['mean_rqs'])}"
-    )
-    pass_rate = "-" if s["pass_rate"] is None else f"{s['pass_rate']:.1%}"
-    lines.append(f"pass rate {pass_rate}  status {s['status'] or '-'}")
-    took = f" in {seconds:.2f}s" if seconds is not None else ""
-    lines.append(
-        f"read {s['n_read_gt']} GT and {s['n_read_aio']} AIO records; scored {s['n_documents']} "
-        f"documents ({s['n_gt_only']} GT-only, {s['n_aio_only']} AIO-only){took}; "
-        f"{s['n_errors']} errors, {s['n_warnings']} warnings"
-    )
-    return "\n".join(lines)
-
-
 def _score(args: argparse.Namespace) -> int:
     try:
         fail_under = parse_gate(args.fail_under) if args.fail_under else {}
@@ -210,8 +206,7 @@ def _score(args: argparse.Namespace) -> int:
         config = load_config(args.config) if args.config else load_config(_sample_path("config.json"))
     else:
         if not args.gt or not args.aio:
-            print("jsoneval score: error: give --gt and --aio, or --sample", file=sys.stderr)
-            return 2
+            raise UsageError("give --gt and --aio, or --sample")
         gt, aio = args.gt, args.aio
         config = load_config(args.config) if args.config else parse_config(None)
     safety = None
@@ -229,23 +224,26 @@ def _score(args: argparse.Namespace) -> int:
     by = _names(args.by)
     metadata = list(dict.fromkeys(_names(args.meta) + by + _names(args.partition_by)))
     started = time.perf_counter()
-    show = not (args.quiet or args.json) and sys.stderr.isatty()
     if args.stream:
-        return _score_stream(args, gt, aio, config, metadata, started, show, fail_under)
-    result = evaluate(
-        gt, aio, config=config, id_field=args.id_field, content_field=(args.gt_field, args.aio_field),
-        json_column=args.json_column, safety=safety, semantic_scorer=scorer, strict=args.strict,
-        metadata=metadata, progress=_progress if show else None,
-    )
-    if show:
-        _progress("write")
-    out = result.write(args.out, partition_by=args.partition_by)
-    sliced = result.attributes_by(by) if by else None
-    if sliced is not None:
-        sliced.write_parquet(out / "attributes_by.parquet")
-    if show:
-        print("\r\033[K", end="", file=sys.stderr, flush=True)
-    print_outcome(args, result, started, out, render_slices(sliced, by) if by else None)
+        return _score_stream(args, gt, aio, config, metadata, started, fail_under)
+    progress = _progress_for(args)
+    try:
+        result = evaluate(
+            gt, aio, config=config, id_field=args.id_field,
+            content_field=(args.gt_field, args.aio_field), json_column=args.json_column,
+            safety=safety, semantic_scorer=scorer, strict=args.strict, metadata=metadata,
+            progress=progress,
+        )
+        if progress:
+            progress("write")
+        out = result.write(args.out, partition_by=args.partition_by)
+        sliced = result.attributes_by(by) if by else None
+        if sliced is not None:
+            sliced.write_parquet(out / "attributes_by.parquet")
+    finally:
+        if progress:
+            progress.close()
+    print_outcome(args, result, started, out, (sliced, by) if by else None)
     warn_names(args, result.errors)
     return verdict(result.summary, fail_under)
 
@@ -255,37 +253,56 @@ def warn_names(args, errors) -> None:
     name that occurs nowhere), one line each on stderr, besides their rows in ``errors``."""
     if args.quiet:
         return
+    from .terminal import escape
+
     errors = errors if isinstance(errors, pl.DataFrame) else errors.collect()
     for message in errors.filter(pl.col("source") == "config")["error"]:
-        print(f"jsoneval: warning: {message}", file=sys.stderr)
+        print(f"jsoneval: warning: {escape(message)}", file=sys.stderr)
 
 
 def verdict(summary: dict, fail_under: dict[str, float]) -> int:
     """The exit code of a finished run, with one line on stderr when it is not 0: 1 when the
     run cannot be trusted (no pairs, mostly errors), 3 when a --fail-under bound is missed."""
     if summary.get("failure"):
-        print(f"jsoneval: run failed: {summary['failure']}", file=sys.stderr)
+        _fail(f"run failed: {summary['failure']}", EXIT_INPUT)
         return EXIT_INPUT
     missed = gate_failures(summary, fail_under)
     if missed:
-        print(f"jsoneval: quality gate failed: {'; '.join(missed)}", file=sys.stderr)
+        _fail(f"quality gate failed: {'; '.join(missed)}", EXIT_GATE)
         return EXIT_GATE
     return EXIT_OK
 
 
-def print_outcome(args, result, started: float, out, extra: str | None = None) -> None:
-    """The summary as JSON (--json), nothing (--quiet), or the attribute table, ``extra`` and
-    where the tables went."""
+def _progress_for(args):
+    """A progress display on stderr when it is a terminal and output is not --quiet/--json."""
+    if args.quiet or args.json or not sys.stderr.isatty():
+        return None
+    from .terminal import StageProgress
+
+    return StageProgress()
+
+
+def print_outcome(args, result, started: float, out, slices=None) -> None:
+    """The summary as JSON (--json), nothing (--quiet), or the attribute table, the summary
+    lines, the per-slice table (``slices`` = (attributes_by table, by)) and where the tables
+    went."""
     if args.json:
         print(json.dumps(result.summary))
-    elif not args.quiet:
-        print(render_summary(result, time.perf_counter() - started))
-        if extra:
-            print(extra)
-        print(f"tables written to {str(out).rstrip('/')}/")
+        return
+    if args.quiet:
+        return
+    from .terminal import escape, print_summary, render_slices, stdout_console
+
+    console = stdout_console()
+    print_summary(console, result, time.perf_counter() - started)
+    if slices is not None:
+        console.print()
+        console.print(render_slices(*slices))
+    console.print(f"tables written to {escape(str(out).rstrip('/'))}/", markup=False,
+                  soft_wrap=True)
 
 
-def _score_stream(args, gt, aio, config, metadata, started, show, fail_under) -> int:
+def _score_stream(args, gt, aio, config, metadata, started, fail_under) -> int:
     from .stream import score_files
 
     unsupported = [
@@ -297,20 +314,21 @@ def _score_stream(args, gt, aio, config, metadata, started, show, fail_under) ->
         ) if given
     ]
     if unsupported:
-        print(f"jsoneval score: error: --stream does not take {', '.join(unsupported)}; "
-              "score without --stream for these", file=sys.stderr)
-        return 2
+        raise UsageError(f"--stream does not take {', '.join(unsupported)}; "
+                         "score without --stream for these")
     if args.batch_size < 1 or (args.workers is not None and args.workers < 1):
-        print("jsoneval score: error: --batch-size and --workers must be at least 1",
-              file=sys.stderr)
-        return 2
-    result = score_files(
-        gt, aio, args.out, config=config, id_field=args.id_field,
-        content_field=(args.gt_field, args.aio_field), metadata=metadata, workers=args.workers,
-        batch_size=args.batch_size, strict=args.strict, progress=_progress if show else None,
-    )
-    if show:
-        print("\r\033[K", end="", file=sys.stderr, flush=True)
+        raise UsageError("--batch-size and --workers must be at least 1")
+    progress = _progress_for(args)
+    try:
+        result = score_files(
+            gt, aio, args.out, config=config, id_field=args.id_field,
+            content_field=(args.gt_field, args.aio_field), metadata=metadata,
+            workers=args.workers, batch_size=args.batch_size, strict=args.strict,
+            progress=progress,
+        )
+    finally:
+        if progress:
+            progress.close()
     print_outcome(args, result, started, result.directory)
     warn_names(args, result.errors)
     return verdict(result.summary, fail_under)
@@ -320,34 +338,35 @@ def _names(text: str | None) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()] if text else []
 
 
-def _progress(stage: str) -> None:
-    """One status line on a terminal (stderr), rewritten at each stage."""
-    print(f"\r\033[Kscoring: {stage}…", end="", file=sys.stderr, flush=True)
-
-
-def render_slices(table: pl.DataFrame, by: list[str]) -> str:
-    """Micro precision/recall/F1 per slice, summed from the slice's attribute counts."""
-    per = (
-        table.group_by(by)
-        .agg(pl.col("tp", "fp", "fn").sum())
-        .with_columns(
-            (2 * pl.col("tp") / (2 * pl.col("tp") + pl.col("fp") + pl.col("fn"))).alias("micro_f1")
-        )
-        .sort(by, nulls_last=True)
-    )
-    lines = ["", "per " + ", ".join(by) + ":"]
-    for row in per.iter_rows(named=True):
-        name = ", ".join(f"(no {c})" if row[c] is None else str(row[c]) for c in by)
-        lines.append(
-            f"  {name:<30} TP {row['tp']:>7} FP {row['fp']:>7} FN {row['fn']:>7}  "
-            f"micro-F1 {_fmt(row['micro_f1'])}"
-        )
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return run_command(args.func, args)
+    """Run the command line; returns the exit code (``jsoneval`` exits with it)."""
+    command = app
+    _add_registered_commands(command)
+    try:
+        code = command.main(args=argv, prog_name="jsoneval", standalone_mode=False)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+    except click.exceptions.Exit as exc:  # --help, --version
+        return exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:
+        print(exc.format_message())
+        return EXIT_USAGE
+    except click.UsageError as exc:  # one line, with Click's "Did you mean --gt?"
+        command_path = exc.ctx.command_path if exc.ctx else "jsoneval"
+        return _fail(f"error: {exc.format_message()} (see {command_path} --help)", EXIT_USAGE)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        print("\njsoneval: interrupted; results written before this run are unchanged",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return _closed_pipe()
+    return code if isinstance(code, int) else EXIT_OK
+
+
+def _closed_pipe() -> int:
+    """The reader went away (``| head``): stop quietly with the shell's code for SIGPIPE.
+    stdout is pointed at /dev/null so the interpreter's final flush cannot raise again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_PIPE
 
 
 def run_command(func, args: argparse.Namespace) -> int:
@@ -360,13 +379,17 @@ def run_command(func, args: argparse.Namespace) -> int:
         return _fail(f"error: {exc}", EXIT_USAGE)
     except InputError as exc:
         return _fail(f"input error: {exc}", EXIT_INPUT)
+    except BrokenPipeError:  # here, before Click turns it into exit 1
+        return _closed_pipe()
     except OSError as exc:  # mostly the output: a read-only or full disk
         where = f"{exc.filename}: " if exc.filename else ""
         return _fail(f"error: {where}{exc.strerror or exc}", EXIT_USAGE)
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"jsoneval: {' '.join(str(message).split())}", file=sys.stderr)
+    from .terminal import escape  # messages quote the data: ids, values, names
+
+    print(f"jsoneval: {escape(' '.join(str(message).split()))}", file=sys.stderr)
     return code
 
 

@@ -178,7 +178,7 @@ def evaluate(
     semantic_scorer: Scorer | str | None = None,
     metadata: Sequence[str] = (),
     strict: bool = False,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> Result:
     """Score AI output against ground truth.
 
@@ -191,7 +191,8 @@ def evaluate(
     ``metadata`` names record members (or extra table columns) such as model, run_id or vendor:
     they are not scored, and travel as string columns to ``documents``, ``fields`` and
     ``counts``, so :meth:`Result.attributes_by` slices the metrics without re-scoring.
-    ``progress`` is called with each stage's name as it starts.
+    ``progress`` is called with each stage's name as it starts, and as
+    ``progress("score", done, total)`` after each batch of documents.
     ``strict`` raises :class:`ingest.InputError` on the first bad record instead of recording
     it in ``errors``.
 
@@ -235,7 +236,7 @@ def score_pairs(
     *,
     semantic_scorer: Scorer | str | None = None,
     strict: bool = False,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[..., None] | None = None,
     batch_size: int = BATCH_SIZE,
 ) -> Result:
     """Score paired documents in batches of ``batch_size``.
@@ -258,6 +259,8 @@ def score_pairs(
         )
         for name, table in batch.items():
             parts[name].append(table)
+        if progress:
+            progress("score", stop, len(pairs.doc_ids))
     pairs.gt, pairs.aio = [], []  # the parsed documents are not needed past this point
 
     clock.start("aggregate")
@@ -449,7 +452,7 @@ def _collector_paused():
 
 
 class _Clock:
-    def __init__(self, progress: Callable[[str], None] | None = None) -> None:
+    def __init__(self, progress: Callable[..., None] | None = None) -> None:
         self.laps: dict[str, float] = {}
         self._last = time.perf_counter()
         self._progress = progress

@@ -113,8 +113,19 @@ def status_of(pass_rate: float | None) -> str | None:
     return "critical"
 
 
+def invented_expr() -> pl.Expr:
+    """Attributes that exist only in AIO output (invented keys): never in any GT document
+    (support 0, no TN), only false positives. Each has F1 = 0 and counts in macro-F1 as one
+    failed attribute, however rare; ``macro_f1_without_invented`` leaves them out."""
+    return (pl.col("support") == 0) & (pl.col("tn") == 0) & (pl.col("fp") > 0)
+
+
 def summary(documents: pl.DataFrame, attributes: pl.DataFrame, n_errors: int) -> dict:
-    """Dataset summary (SPEC §7) from the documents table and the attribute counts."""
+    """Dataset summary (SPEC §7) from the documents table and the attribute counts.
+
+    Beside micro- and macro-F1: ``weighted_f1`` (the attributes' F1 weighted by support, the
+    number of GT values, so a field present in every document counts more than a rare one) and
+    ``macro_f1_without_invented`` (macro-F1 over the attributes that occur in the GT)."""
     n = documents.height
     means = documents.select(
         pl.col("completeness").mean(),
@@ -126,6 +137,10 @@ def summary(documents: pl.DataFrame, attributes: pl.DataFrame, n_errors: int) ->
         ("completeness", "hallucination", "accuracy", "rqs", "passed")
     )
     f1 = attributes["f1"].drop_nulls()
+    known = attributes.filter(~invented_expr())
+    known_f1 = known["f1"].drop_nulls()
+    weighted = known.filter(pl.col("f1").is_not_null() & (pl.col("support") > 0))
+    support = int(weighted["support"].sum())
     tp, fp, fn = (int(attributes[c].sum()) for c in ("tp", "fp", "fn"))
     micro = 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else None
     pass_rate = means["passed"]
@@ -136,6 +151,10 @@ def summary(documents: pl.DataFrame, attributes: pl.DataFrame, n_errors: int) ->
         "mean_accuracy": means["accuracy"],
         "mean_rqs": means["rqs"],
         "macro_f1": float(f1.mean()) if f1.len() else None,
+        "macro_f1_without_invented": float(known_f1.mean()) if known_f1.len() else None,
+        "weighted_f1": float((weighted["f1"] * weighted["support"]).sum() / support)
+        if support else None,
+        "n_invented_attributes": attributes.height - known.height,
         "micro_f1": micro,
         "pass_rate": pass_rate,
         "status": status_of(pass_rate),

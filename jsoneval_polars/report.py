@@ -331,6 +331,8 @@ def _cards(s: Mapping[str, Any]) -> str:
         ("Status", status or "–", f"status-{status}" if status else ""),
         ("Micro F1", _fmt(s.get("micro_f1")), ""),
         ("Macro F1", _fmt(s.get("macro_f1")), ""),
+        ("Macro F1 w/o invented", _fmt(s.get("macro_f1_without_invented")), ""),
+        ("Weighted F1", _fmt(s.get("weighted_f1")), ""),
         ("Accuracy", _fmt(s.get("mean_accuracy")), ""),
         ("Completeness", _fmt(s.get("mean_completeness")), ""),
         ("Hallucination", _fmt(s.get("mean_hallucination")), ""),

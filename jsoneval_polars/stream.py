@@ -28,6 +28,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -83,7 +84,7 @@ def score_files(
     workers: int | None = None,
     batch_size: int = STREAM_BATCH_SIZE,
     strict: bool = False,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> ResultTables:
     """Score two NDJSON files into the results directory ``out`` and open it.
 
@@ -139,6 +140,7 @@ def score_files(
             if progress:
                 progress("score")
             size = balanced_batch_size(plan.height, batch_size, workers)
+            n_pairs = plan.height
             batches: list[Future] = [
                 pool.submit(
                     _score_batch_file, b, plan.slice(start, size), files, cfg,
@@ -148,8 +150,10 @@ def score_files(
             ]
             del plan
             counts, stage_times = [], {}
-            for future in batches:
+            for number, future in enumerate(batches, start=1):
                 batch_counts, batch_errors, batch_times = future.result()
+                if progress:
+                    progress("score", min(number * size, n_pairs), n_pairs)
                 counts.append(batch_counts)
                 errors += batch_errors
                 for k, v in batch_times.items():
@@ -208,16 +212,32 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     try:
         # the workers get this process's recursion limit (IPython, for one, raises it), so a
         # deep document is scored or refused exactly as evaluate() in this process would
-        with ProcessPoolExecutor(
+        pool = ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=sys.setrecursionlimit, initargs=(sys.getrecursionlimit(),),
-        ) as pool:
+            initializer=_worker_init, initargs=(sys.getrecursionlimit(),),
+        )
+        try:
             yield pool
+        except BaseException:
+            # Ctrl-C or an error: stop now rather than after the batches under way (seconds);
+            # the executor has no public way to end its workers
+            for process in list((pool._processes or {}).values()):
+                process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
     finally:
         if previous is None:
             os.environ.pop("POLARS_MAX_THREADS", None)
         else:
             os.environ["POLARS_MAX_THREADS"] = previous
+
+
+def _worker_init(recursion_limit: int) -> None:
+    # Ctrl-C reaches every process of the terminal's process group: the parent handles it
+    # (and ends the workers), so a worker prints no traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.setrecursionlimit(recursion_limit)
 
 
 def _chunks(path: Path, pool: ProcessPoolExecutor) -> list[tuple[int, int, int]]:

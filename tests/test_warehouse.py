@@ -117,7 +117,7 @@ def test_cli_by_and_partition_by(labelled, tmp_path):
         capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "per model:" in proc.stdout and "m-b" in proc.stdout
+    assert "per model" in proc.stdout and "m-b" in proc.stdout
     by = pl.read_parquet(tmp_path / "o" / "attributes_by.parquet")
     assert set(by["model"]) == {"m-a", "m-b", "m-c", None}  # None: the GT-only document
     assert (tmp_path / "o" / "documents" / "run_id=run-2" / "part-0.parquet").is_file()

@@ -1,0 +1,207 @@
+"""What the command line shows: the attribute table, the summary, slices and progress (Rich).
+
+Tables fit the terminal (attribute names fold onto a second line rather than pushing the
+numbers off an 80-column screen); text that comes from the data (attribute names, ids, slice
+values) is escaped, so an escape sequence in a document id reaches the terminal as ``\\x1b``,
+not as a command to it. Piped output gets the same table, 80 columns wide, without colour.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import polars as pl
+from rich import box
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+
+def escape(value: Any) -> str:
+    """``value`` as text with control characters shown as escapes (``\\x1b``, ``\\n``)."""
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+class _StdoutConsole(Console):
+    def on_broken_pipe(self) -> None:
+        # Rich exits with 1 here, the code of bad input; cli.main() exits 141 like a shell
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def stdout_console() -> Console:
+    # highlight=False: Rich would colour numbers and words it guesses at
+    return _StdoutConsole(highlight=False, emoji=False)
+
+
+def attribute_table(result: Any) -> Table:
+    """Per-attribute counts and rates; the attributes only the AIO has (invented keys) apart;
+    then the micro, macro and support-weighted rows."""
+    from .rates import invented_expr
+
+    a = result.attributes
+    s = result.summary
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False)
+    table.add_column("attribute", overflow="fold", min_width=12, ratio=1)
+    for name in ("TP", "FP", "FN", "TN", "prec", "rec", "F1", "support"):
+        table.add_column(name, justify="right", no_wrap=True)
+    invented = a.filter(invented_expr())
+    for part, title in ((a.filter(~invented_expr()), None),
+                        (invented, f"invented keys: {invented.height}")):
+        if not part.height:
+            continue
+        if title:
+            table.add_row(Text(title, style="italic"))
+        for r in part.iter_rows(named=True):
+            table.add_row(
+                Text(escape(r["attribute"])), str(r["tp"]), str(r["fp"]), str(r["fn"]),
+                str(r["tn"]), _fmt(r["precision"]), _fmt(r["recall"]), _fmt(r["f1"]),
+                str(r["support"]),
+            )
+        table.rows[-1].end_section = True
+    tp, fp, fn, tn = (int(a[c].sum()) for c in ("tp", "fp", "fn", "tn"))
+    micro_p = tp / (tp + fp) if tp + fp else None
+    micro_r = tp / (tp + fn) if tp + fn else None
+    table.add_row("micro", str(tp), str(fp), str(fn), str(tn), _fmt(micro_p), _fmt(micro_r),
+                  _fmt(s.get("micro_f1")), str(tp + fn))
+    macro_p = a["precision"].drop_nulls().mean() if a.height else None
+    macro_r = a["recall"].drop_nulls().mean() if a.height else None
+    table.add_row("macro", "", "", "", "", _fmt(macro_p), _fmt(macro_r), _fmt(s.get("macro_f1")),
+                  "")
+    if invented.height:
+        table.add_row("macro w/o invented", "", "", "", "", "", "",
+                      _fmt(s.get("macro_f1_without_invented")), "")
+    table.add_row("weighted by support", "", "", "", "", "", "", _fmt(s.get("weighted_f1")), "")
+    return table
+
+
+def summary_lines(result: Any, seconds: float | None = None) -> list[str]:
+    s = result.summary
+    pass_rate = "-" if s["pass_rate"] is None else f"{s['pass_rate']:.1%}"
+    took = f" in {seconds:.2f}s" if seconds is not None else ""
+    lines = [
+        f"completeness {_fmt(s['mean_completeness'])}  hallucination "
+        f"{_fmt(s['mean_hallucination'])}  accuracy {_fmt(s['mean_accuracy'])}  "
+        f"RQS {_fmt(s['mean_rqs'])}",
+        f"pass rate {pass_rate}  status {s['status'] or '-'}",
+        f"read {s['n_read_gt']} GT and {s['n_read_aio']} AIO records; scored {s['n_documents']} "
+        f"documents ({s['n_gt_only']} GT-only, {s['n_aio_only']} AIO-only)",
+        f"{s['n_errors']} errors, {s['n_warnings']} warnings{took}",
+    ]
+    if s.get("failure"):
+        lines.insert(2, f"failed: {escape(s['failure'])}")
+    return lines
+
+
+def render_summary(result: Any, seconds: float | None = None, width: int = 80) -> str:
+    """The attribute table and the summary lines as plain text ``width`` columns wide (for
+    logs and tests; the command line prints the same through its console)."""
+    console = Console(width=width, record=True, file=_Null(), highlight=False, color_system=None)
+    print_summary(console, result, seconds)
+    return console.export_text()
+
+
+def print_summary(console: Console, result: Any, seconds: float | None = None) -> None:
+    console.print(attribute_table(result))
+    console.print()
+    for line in summary_lines(result, seconds):
+        console.print(Text(line), soft_wrap=True)
+
+
+def render_slices(table: pl.DataFrame, by: list[str]) -> Table:
+    """Micro precision/recall/F1 per slice, summed from the slice's attribute counts."""
+    per = (
+        table.group_by(by)
+        .agg(pl.col("tp", "fp", "fn").sum())
+        .with_columns(
+            (2 * pl.col("tp") / (2 * pl.col("tp") + pl.col("fp") + pl.col("fn"))).alias("micro_f1")
+        )
+        .sort(by, nulls_last=True)
+    )
+    out = Table(title="per " + ", ".join(by), box=box.SIMPLE_HEAD, show_edge=False,
+                title_justify="left")
+    out.add_column(", ".join(by), overflow="fold", ratio=1)
+    for name in ("TP", "FP", "FN", "micro-F1"):
+        out.add_column(name, justify="right", no_wrap=True)
+    for row in per.iter_rows(named=True):
+        name = ", ".join(f"(no {c})" if row[c] is None else escape(row[c]) for c in by)
+        out.add_row(Text(name), str(row["tp"]), str(row["fp"]), str(row["fn"]),
+                    _fmt(row["micro_f1"]))
+    return out
+
+
+class _Null:
+    def write(self, _: str) -> int:
+        return 0
+
+    def flush(self) -> None:
+        pass
+
+
+class StageProgress:
+    """Progress on stderr: the stage, and once the documents are being scored a bar with
+    documents done, rate and time left. Called as ``progress(stage)`` or
+    ``progress(stage, done, total)``; ``close()`` removes it before the results are printed."""
+
+    def __init__(self) -> None:
+        self._console = Console(file=sys.stderr, highlight=False)
+        self._bar = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(bar_width=None),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=self._console,
+            transient=True,
+        )
+        self._task = self._bar.add_task("reading", total=None, rate="")
+        self._started = time.perf_counter()
+        self._first_done: tuple[float, int] | None = None
+        self._bar.start()
+
+    def __call__(self, stage: str, done: int | None = None, total: int | None = None) -> None:
+        fields: dict[str, Any] = {"description": _STAGES.get(stage, stage)}
+        if total is not None:
+            fields["total"] = total
+        if done is not None:
+            now = time.perf_counter()
+            if self._first_done is None:
+                self._first_done = (now, done)
+            t0, d0 = self._first_done
+            rate = (done - d0) / (now - t0) if now > t0 and done > d0 else None
+            fields["completed"] = done
+            fields["rate"] = f"{rate:,.0f} docs/s" if rate else ""
+        self._bar.update(self._task, **fields)
+
+    def close(self) -> None:
+        self._bar.stop()
+
+
+_STAGES = {
+    "read": "reading", "scan": "reading", "score": "scoring", "flatten": "scoring",
+    "align": "scoring", "classify": "scoring", "similarity": "scoring", "counts": "scoring",
+    "aggregate": "aggregating", "write": "writing",
+}

@@ -1,0 +1,122 @@
+"""The command line as a terminal user meets it: --version, suggestions, tables that fit 80
+columns, escaped data, a closed pipe, Ctrl-C."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from jsoneval_polars import evaluate
+from jsoneval_polars.terminal import escape, render_slices, render_summary
+
+CLI = [sys.executable, "-m", "jsoneval_polars"]
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_version_and_suggestions(tmp_path):
+    from jsoneval_polars import __version__
+
+    proc = _run("--version", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, f"jsoneval {__version__}\n")
+    proc = _run("scre", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "No such command 'scre'. Did you mean 'score'?" in proc.stderr
+    proc = _run("score", "--gtt", "x", "--out", "o", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "No such option" in proc.stderr and "--gtt" in proc.stderr
+    assert "--gt" in proc.stderr.replace("--gtt", "")  # the suggestion
+
+
+def test_the_table_fits_80_columns_and_escapes_the_data():
+    evil = "total\x1b[31m"  # an escape sequence in a key name
+    long = "line_items[].a_rather_long_attribute_name_that_goes_on_and_on_and_on_and_on"
+    r = evaluate([{"doc_id": "a", evil: 1, long: "x", "name": "Acme"}],
+                 [{"doc_id": "a", evil: 1, long: "x", "name": "Acme"}])
+    text = render_summary(r, width=80)
+    table = text.split("\n\n")[0]
+    assert max(len(line) for line in table.splitlines()) <= 80, text
+    assert "line_items" in table and "…" not in table  # folded onto more lines, not cut
+    assert "\x1b" not in text and '["total\\u001b[31m"]' in text  # a quoted path
+    assert "micro" in text and "macro" in text
+    console = Console(width=80, record=True, file=io.StringIO())
+    sliced = evaluate([{"doc_id": "a", "x": 1}], [{"doc_id": "a", "x": 1, "model": "m\x1b[2J"}],
+                      metadata=["model"])
+    console.print(render_slices(sliced.attributes_by("model"), ["model"]))
+    shown = console.export_text()
+    assert "\x1b" not in shown and "m\\x1b[2J" in shown
+    assert escape("a\nb\x00c") == "a\\nb\\x00c" and escape("plain é") == "plain é"
+
+
+def test_a_closed_pipe_exits_quietly(tmp_path):
+    for extra in ((), ("--json",)):
+        p = subprocess.Popen([*CLI, "score", "--sample", "--out", "o", *extra], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p.stdout.close()  # the reader is gone before the first line
+        stderr = p.stderr.read().decode()
+        assert p.wait(timeout=300) == 141 and stderr == ""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT")
+def test_ctrl_c_stops_with_one_line_and_keeps_the_previous_results(tmp_path):
+    rows = [json.dumps({"doc_id": str(i), "name": f"item {i}", "n": i, "tags": ["a", "b"]})
+            for i in range(60_000)]
+    (tmp_path / "gt.ndjson").write_text("\n".join(rows) + "\n")
+    (tmp_path / "aio.ndjson").write_text("\n".join(rows) + "\n")
+    out = tmp_path / "out"
+    first = _run("score", "--sample", "--out", str(out), "--quiet", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    before = (out / "summary.json").read_text()
+    p = subprocess.Popen(
+        [*CLI, "score", "--gt", "gt.ndjson", "--aio", "aio.ndjson", "--out", str(out),
+         "--stream", "--batch-size", "2000", "--workers", "2"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    while not any(out.glob(".jsoneval-*/documents/*.parquet")) and p.poll() is None:
+        time.sleep(0.05)  # wait until batches are being written
+    os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C sends: every process of the group
+    stdout, stderr = p.communicate(timeout=120)
+    assert p.returncode == 130, stderr
+    assert [ln for ln in stderr.splitlines() if ln.strip()] == [
+        "jsoneval: interrupted; results written before this run are unchanged"
+    ]
+    assert (out / "summary.json").read_text() == before
+    assert not list(out.glob(".jsoneval-*"))
+
+
+def test_errors_from_the_data_are_escaped(tmp_path):
+    (tmp_path / "gt.ndjson").write_text('{"doc_id": "a\\u001b[2J", "x": 1}\n' * 2)
+    proc = _run("score", "--gt", "gt.ndjson", "--aio", "gt.ndjson", "--out", "o", "--strict",
+                cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert "\x1b" not in proc.stderr and "a\\x1b[2J" in proc.stderr
+
+
+def test_invented_keys_listed_apart_with_weighted_and_macro_without_them():
+    gt = [{"doc_id": "1", "a": 1, "b": "x"}, {"doc_id": "2", "a": 2, "b": "y"}]
+    aio = [{"doc_id": "1", "a": 1, "b": "x", "c": 5}, {"doc_id": "2", "a": 3, "b": "y", "d": 6}]
+    s = evaluate(gt, aio, config={"default_text_strategy": "EXACT"}).summary
+    # a: TP + FP+FN -> F1 2/(2+1+1) = 0.5, support 2; b: 2 TP -> F1 1, support 2;
+    # c and d: one FP each, never in the GT -> F1 0, invented
+    assert s["n_invented_attributes"] == 2
+    assert s["macro_f1"] == pytest.approx((0.5 + 1 + 0 + 0) / 4)
+    assert s["macro_f1_without_invented"] == pytest.approx((0.5 + 1) / 2)
+    assert s["weighted_f1"] == pytest.approx((0.5 * 2 + 1 * 2) / 4)
+    text = render_summary(evaluate(gt, aio, config={"default_text_strategy": "EXACT"}))
+    lines = text.splitlines()
+    apart = lines.index(next(ln for ln in lines if ln.startswith("invented keys: 2")))
+    assert [ln.split()[0] for ln in lines[apart + 1:apart + 3]] == ["c", "d"]
+    assert any(ln.startswith("macro w/o invented") and ln.split()[-1] == "0.750" for ln in lines)
+    assert any(ln.startswith("weighted by support") and ln.split()[-1] == "0.750" for ln in lines)

@@ -23,7 +23,6 @@ from rich.progress import (
     TaskProgressColumn,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.table import Table
 from rich.text import Text
@@ -172,28 +171,32 @@ class StageProgress:
             TaskProgressColumn(),
             TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(),
-            TextColumn("eta"),
-            TimeRemainingColumn(),
+            TextColumn("{task.fields[eta]}"),
             console=self._console,
             transient=True,
         )
-        self._task = self._bar.add_task("reading", total=None, rate="")
-        self._started = time.perf_counter()
-        self._first_done: tuple[float, int] | None = None
+        self._task = self._bar.add_task("reading", total=None, rate="", eta="")
+        self._scoring_since: float | None = None
         self._bar.start()
 
     def __call__(self, stage: str, done: int | None = None, total: int | None = None) -> None:
         fields: dict[str, Any] = {"description": _STAGES.get(stage, stage)}
+        now = time.perf_counter()
+        if stage == "score" and self._scoring_since is None:
+            self._scoring_since = now
         if total is not None:
             fields["total"] = total
         if done is not None:
-            now = time.perf_counter()
-            if self._first_done is None:
-                self._first_done = (now, done)
-            t0, d0 = self._first_done
-            rate = (done - d0) / (now - t0) if now > t0 and done > d0 else None
             fields["completed"] = done
-            fields["rate"] = f"{rate:,.0f} docs/s" if rate else ""
+            # the mean rate since scoring began: batches finish in bursts (one per worker),
+            # so a rate between two updates would jump about
+            elapsed = now - (self._scoring_since or now)
+            if done and elapsed > 0:
+                rate = done / elapsed
+                fields["rate"] = f"{rate:,.0f} docs/s"
+                if total:
+                    left = max(total - done, 0) / rate
+                    fields["eta"] = f"{int(left // 60)}:{int(left % 60):02d} left"
         self._bar.update(self._task, **fields)
 
     def close(self) -> None:

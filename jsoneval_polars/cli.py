@@ -27,7 +27,7 @@ import polars as pl
 from .config import ConfigError, load_config, parse_config
 from .gate import gate_failures, parse_gate
 from .ingest import InputError, InputFileError
-from .pipeline import Result, evaluate
+from .pipeline import evaluate
 from .stream import STREAM_BATCH_SIZE
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_GATE, EXIT_INTERRUPTED, EXIT_PIPE = 0, 1, 2, 3, 130, 141
@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _registered() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.ArgumentParser, str]]]:
-    parser = _Parser(prog="jsoneval", description="Score structured AI output against ground truth.")
+    parser = _Parser(prog="jsoneval", description="Score structured AI output (JSON).")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     helps: dict[str, str] = {}
     add_parser = sub.add_parser

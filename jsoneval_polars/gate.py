@@ -83,7 +83,9 @@ def parse_gate(text: str) -> dict[str, float]:
         try:
             out[name] = float(value)
         except ValueError:
-            raise ValueError(f"'{part}': the bound must be a number; got {value.strip()!r}") from None
+            raise ValueError(
+                f"'{part}': the bound must be a number; got {value.strip()!r}"
+            ) from None
     validate_gate(out)
     return out
 

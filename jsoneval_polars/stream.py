@@ -453,12 +453,15 @@ def _finish(
         parts = sorted((staging / "documents").glob("*.parquet"))
     summed = pl.concat(counts).group_by("attribute").agg(pl.col(*_COUNT_COLUMNS).sum())
     attributes = attribute_rates(summed)
-    errors = errors + warning_rows(name_warnings(config, attributes["attribute"].to_list()))
+    documents = pl.scan_parquet(parts, glob=False).select(
+        "completeness", "hallucination", "accuracy", "rqs", "passed", "gt_present", "aio_present",
+        *metadata,
+    ).collect()
+    n = documents.height
+    empty = [m for m in metadata if n and documents[m].null_count() == n]
+    errors = errors + warning_rows(name_warnings(config, attributes["attribute"].to_list(), empty))
     error_table = pl.DataFrame(errors, schema=ERROR_SCHEMA)
     n_errors = error_table.filter(pl.col("severity") == "error").height
-    documents = pl.scan_parquet(parts, glob=False).select(
-        "completeness", "hallucination", "accuracy", "rqs", "passed", "gt_present", "aio_present"
-    ).collect()
     attributes.write_parquet(staging / "attributes.parquet")
     error_table.write_parquet(staging / "errors.parquet")
     result_summary = with_run_check({

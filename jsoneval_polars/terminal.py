@@ -33,7 +33,9 @@ def escape(value: Any) -> str:
     text = str(value)
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
 
 
 def _fmt(x: float | None) -> str:

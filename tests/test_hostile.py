@@ -236,3 +236,17 @@ def test_cli_warns_about_names_only_the_data_reveals(tmp_path):
         "jsoneval: warning: metadata 'model' occurs in no record; its column is empty.",
     ]
     assert "(no model)" in proc.stdout and "None" not in proc.stdout
+
+
+def test_streaming_warns_like_evaluate(tmp_path):
+    from jsoneval_polars.stream import score_files
+
+    gt, aio = tmp_path / "gt.ndjson", tmp_path / "aio.ndjson"
+    gt.write_text('{"doc_id": "a", "total": 1, "modle": "m"}\n')
+    aio.write_text('{"doc_id": "a", "total": 1}\n')
+    config = {"field_strategies": {"totl": "NUMERIC"}}
+    streamed = score_files(gt, aio, tmp_path / "out", config=config, metadata=["model"], workers=1)
+    in_memory = evaluate(gt, aio, config=config, metadata=["model"])
+    warnings = streamed.errors.filter(pl.col("source") == "config")["error"].to_list()
+    assert warnings == in_memory.errors.filter(pl.col("source") == "config")["error"].to_list()
+    assert len(warnings) == 2 and streamed.summary["n_warnings"] == 2

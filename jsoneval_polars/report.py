@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from .rates import invented_expr
 from .results import ResultSource, as_tables
 
 __all__ = [
@@ -466,6 +467,10 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
     r = as_tables(source)
     s = r.summary
     attrs = r.lazy("attributes").collect()
+    # keys only the AIO has (F1 0 each) would fill the top of a worst-first chart: they are
+    # listed in the attribute table and counted in the note instead
+    known = attrs.filter(~invented_expr())
+    n_invented = attrs.height - known.height
     order = attrs.sort(["f1", "attribute"], nulls_last=True)["attribute"].to_list()
     rqs = r.lazy("documents").select("rqs").collect()["rqs"].to_list()
     title = title or "jsoneval report"
@@ -486,8 +491,10 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         _cards(s),
         "<h2>Per-attribute precision, recall and F1</h2>",
         '<p class="note">Worst F1 first. "n/a" marks an undefined value (no positive '
-        "predictions or no support), which is not zero.</p>",
-        f'<div class="panel" id="attribute-chart">{attribute_chart_svg(attrs)}</div>',
+        "predictions or no support), which is not zero."
+        + (f" {n_invented} invented keys (only in the AI output, F1 0) are not charted; the "
+           "attribute table lists them." if n_invented else "") + "</p>",
+        f'<div class="panel" id="attribute-chart">{attribute_chart_svg(known)}</div>',
         "<h2>RQS distribution</h2>",
         f'<div class="panel" id="rqs-histogram">'
         f'{histogram_svg(rqs, title="RQS per document", xlabel="RQS per document")}'

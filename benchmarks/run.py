@@ -52,7 +52,7 @@ if __name__ == "__main__":
     r = score_files(gt, aio, out, config=load_config(config), workers=2)
     seconds = time.perf_counter() - t
     print(json.dumps({"seconds": seconds, "n": r.summary["n_documents"],
-                      "timings": r.summary["timings"], "micro_f1": r.summary["micro_f1"]}))
+                      "timings": r.timings, "micro_f1": r.summary["micro_f1"]}))
 """
 
 _BASELINE = """

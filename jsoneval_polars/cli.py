@@ -53,7 +53,7 @@ def _sample_path(name: str) -> Path:
 COMMAND_MODULES: tuple[str, ...] = (
     "jsoneval_polars.commands",
     "jsoneval_polars.runs_cli",
-    "jsoneval_polars.spark",
+    "jsoneval_polars.spark_cli",
 )
 
 
@@ -116,14 +116,16 @@ _opt = click.option
       show_default=True, help="SEMANTIC scorer: lexical token-set, or a sentence-embedding model")
 @_opt("--semantic-cache", help="SQLite file caching semantic scores across runs")
 @_opt("--meta", help="comma-separated metadata members/columns to keep (model,run_id,...)")
-@_opt("--by", help="also write attributes_by.parquet: the attribute table per slice of these "
+@_opt("--by", help="also write attributes_by/: the attribute table per slice of these "
       "metadata columns (comma-separated; implies --meta for them)")
 @_opt("--partition-by", help="write Hive-partitioned tables by this metadata column")
 @_opt("--out", required=True, help="directory for the result tables (Parquet + summary.json)")
-@_opt("--stream", is_flag=True, help="NDJSON of any size: score in batches on --workers processes")
-@_opt("--workers", type=int, help="processes for --stream (default: one per core)")
+@_opt("--stream", is_flag=True,
+      help="deprecated, no effect: NDJSON inputs are always scored in batches")
+@_opt("--workers", type=int,
+      help="processes scoring NDJSON inputs (default: one per core; this one for small inputs)")
 @_opt("--batch-size", type=int, default=STREAM_BATCH_SIZE, show_default=True,
-      help="document pairs per batch with --stream")
+      help="document pairs per batch: bounds the memory")
 @_opt("--strict", is_flag=True, help="stop at the first bad record (exit 1)")
 @_opt("--fail-under", metavar="FIGURE=BOUND,...",
       help="exit 3 when a summary figure is below its bound, e.g. micro_f1=0.9,pass_rate=0.8 "
@@ -217,32 +219,42 @@ def _score(args: argparse.Namespace) -> int:
             table = table.rename({id_field: "doc_id"})
         safety = table
     from .scorers import CachedScorer, scorer_from_name
+    from .stream import is_ndjson, score_files
 
+    if args.stream and not args.quiet:
+        print("jsoneval: note: --stream is deprecated and has no effect: NDJSON inputs are "
+              "always scored in batches of --batch-size", file=sys.stderr)
+    if args.batch_size < 1 or (args.workers is not None and args.workers < 1):
+        raise UsageError("--batch-size and --workers must be at least 1")
     scorer = scorer_from_name(args.semantic_scorer)
     if args.semantic_cache:
         scorer = CachedScorer(scorer, args.semantic_cache)
     by = _names(args.by)
     metadata = list(dict.fromkeys(_names(args.meta) + by + _names(args.partition_by)))
     started = time.perf_counter()
-    if args.stream:
-        return _score_stream(args, gt, aio, config, metadata, started, fail_under)
     progress = _progress_for(args)
+    options = dict(
+        config=config, id_field=args.id_field, content_field=(args.gt_field, args.aio_field),
+        safety=safety, semantic_scorer=scorer, strict=args.strict, metadata=metadata,
+        progress=progress, batch_size=args.batch_size,
+    )
     try:
-        result = evaluate(
-            gt, aio, config=config, id_field=args.id_field,
-            content_field=(args.gt_field, args.aio_field), json_column=args.json_column,
-            safety=safety, semantic_scorer=scorer, strict=args.strict, metadata=metadata,
-            progress=progress,
-        )
-        if progress:
-            progress("write")
-        out = result.write(args.out, partition_by=args.partition_by)
-        sliced = result.attributes_by(by) if by else None
-        if sliced is not None:
-            sliced.write_parquet(out / "attributes_by.parquet")
+        if is_ndjson(gt) and is_ndjson(aio):  # memory bounded by the batch size
+            result = score_files(gt, aio, args.out, **options, by=by,
+                                 partition_by=args.partition_by, workers=args.workers)
+            out = result.directory
+        else:  # JSON arrays, Parquet and Arrow tables are read whole
+            result = evaluate(gt, aio, **options, json_column=args.json_column)
+            if progress:
+                progress("write")
+            out = result.write(args.out, partition_by=args.partition_by, by=by)
     finally:
         if progress:
             progress.close()
+    sliced = None
+    if by:  # the slices' attribute table as written (the counts may be large)
+        parts = sorted((Path(out) / "attributes_by").glob("*.parquet"))
+        sliced = pl.concat([pl.read_parquet(p) for p in parts])
     print_outcome(args, result, started, out, (sliced, by) if by else None)
     warn_names(args, result.errors)
     return verdict(result.summary, fail_under)
@@ -300,38 +312,6 @@ def print_outcome(args, result, started: float, out, slices=None) -> None:
         console.print(render_slices(*slices))
     console.print(f"tables written to {escape(str(out).rstrip('/'))}/", markup=False,
                   soft_wrap=True)
-
-
-def _score_stream(args, gt, aio, config, metadata, started, fail_under) -> int:
-    from .stream import score_files
-
-    unsupported = [
-        flag for flag, given in (
-            ("--safety", args.safety), ("--json-column", args.json_column),
-            ("--semantic-scorer embedding", args.semantic_scorer != "lexical"),
-            ("--semantic-cache", args.semantic_cache), ("--by", args.by),
-            ("--partition-by", args.partition_by),
-        ) if given
-    ]
-    if unsupported:
-        raise UsageError(f"--stream does not take {', '.join(unsupported)}; "
-                         "score without --stream for these")
-    if args.batch_size < 1 or (args.workers is not None and args.workers < 1):
-        raise UsageError("--batch-size and --workers must be at least 1")
-    progress = _progress_for(args)
-    try:
-        result = score_files(
-            gt, aio, args.out, config=config, id_field=args.id_field,
-            content_field=(args.gt_field, args.aio_field), metadata=metadata,
-            workers=args.workers, batch_size=args.batch_size, strict=args.strict,
-            progress=progress,
-        )
-    finally:
-        if progress:
-            progress.close()
-    print_outcome(args, result, started, result.directory)
-    warn_names(args, result.errors)
-    return verdict(result.summary, fail_under)
 
 
 def _names(text: str | None) -> list[str]:

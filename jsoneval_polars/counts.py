@@ -6,6 +6,9 @@ same dataset scored in parts with the counts added up (see rates.py).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 
@@ -145,3 +148,95 @@ def doc_attribute_counts(
         (pl.col("_k") % 2**32).cast(pl.UInt32).alias("attr"),
         pl.exclude("_k"),
     )
+
+
+# --- the run state --------------------------------------------------------------------------
+
+#: Additive columns of a counts table: the integer counts and the similarity sum.
+ADDITIVE_COLUMNS = (*COUNT_COLUMNS, "sum_similarity")
+#: The one row of run totals: records read, documents, GT-only, AIO-only, error and warning
+#: rows, and each summary mean as its sum (the n is ``n_documents``).
+TOTALS_SCHEMA = {
+    "n_read_gt": pl.Int64,
+    "n_read_aio": pl.Int64,
+    "n_documents": pl.Int64,
+    "n_gt_only": pl.Int64,
+    "n_aio_only": pl.Int64,
+    "n_passed": pl.Int64,
+    "n_errors": pl.Int64,
+    "n_warnings": pl.Int64,
+    "sum_completeness": pl.Float64,
+    "sum_hallucination": pl.Float64,
+    "sum_accuracy": pl.Float64,
+    "sum_rqs": pl.Float64,
+}
+
+
+@dataclass(frozen=True)
+class RunState:
+    """Everything a run's rates are derived from, and nothing that is not additive.
+
+    ``counts``: the additive columns per (key columns, attribute), where the key columns are
+    ``doc_id`` and/or metadata columns (a driver drops ``doc_id`` before shipping a state);
+    ``totals``: one row of :data:`TOTALS_SCHEMA`. Two states merge by a group-by sum
+    (:func:`merge_states`); :func:`rates.finish` turns a state into the attribute table and
+    the summary.
+    """
+
+    counts: pl.DataFrame
+    totals: pl.DataFrame
+
+    def keyed_by(self, keys: Sequence[str]) -> RunState:
+        """The same state with its counts summed per (``keys``, attribute)."""
+        keys = [k for k in keys if k in self.counts.columns]
+        return RunState(_sum_by(self.counts, keys), self.totals)
+
+
+def _sum_by(counts: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    return (
+        counts.group_by(*keys, "attribute", maintain_order=True)
+        .agg(pl.col(*ADDITIVE_COLUMNS).sum())
+        .select(*keys, "attribute", *ADDITIVE_COLUMNS)
+    )
+
+
+def run_state(
+    counts: pl.DataFrame | None = None,
+    documents: pl.DataFrame | None = None,
+    errors: pl.DataFrame | None = None,
+    n_read: Mapping[str, int] | None = None,
+    keys: Sequence[str] = (),
+) -> RunState:
+    """The state of some documents: their ``counts`` (per doc and attribute, summed here per
+    (``keys``, attribute)), their ``documents`` rows, error rows and records read per side."""
+    totals = {name: 0 for name in TOTALS_SCHEMA}
+    if documents is not None and documents.height:
+        totals.update(documents.select(
+            pl.len().alias("n_documents"),
+            (~pl.col("aio_present")).sum().alias("n_gt_only"),
+            (~pl.col("gt_present")).sum().alias("n_aio_only"),
+            pl.col("passed").sum().alias("n_passed"),
+            *[pl.col(m).sum().alias(f"sum_{m}")
+              for m in ("completeness", "hallucination", "accuracy", "rqs")],
+        ).row(0, named=True))
+    if errors is not None and errors.height:
+        n_errors = errors.filter(pl.col("severity") == "error").height
+        totals.update(n_errors=n_errors, n_warnings=errors.height - n_errors)
+    if n_read:
+        totals.update(n_read_gt=n_read.get("gt", 0), n_read_aio=n_read.get("aio", 0))
+    if counts is None:
+        counts = pl.DataFrame(schema={
+            "attribute": pl.String,
+            **{c: (pl.Float64 if c == "sum_similarity" else pl.Int64) for c in ADDITIVE_COLUMNS},
+        })
+    return RunState(_sum_by(counts, [k for k in keys if k in counts.columns]),
+                    pl.DataFrame([totals], schema=TOTALS_SCHEMA))
+
+
+def merge_states(states: Iterable[RunState]) -> RunState:
+    """One state from several: the group-by sum of their counts and the sum of their totals."""
+    states = list(states)
+    counts = pl.concat([s.counts for s in states], how="diagonal_relaxed")
+    keys = [c for c in counts.columns if c not in ADDITIVE_COLUMNS and c != "attribute"]
+    totals = pl.concat([s.totals for s in states]).sum()
+    return RunState(_sum_by(counts, keys), totals)

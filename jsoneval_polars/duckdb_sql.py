@@ -8,7 +8,7 @@ at import time, so ``import jsoneval_polars`` stays light.
 >>> con = duckdb.connect()
 >>> r = evaluate([{"doc_id": "a", "total": 10}], [{"doc_id": "a", "total": 11}])
 >>> register(con, r)
-['documents', 'fields', 'attributes', 'alignments', 'errors', 'summary']
+['documents', 'fields', 'attributes', 'alignments', 'errors', 'counts', 'summary']
 >>> con.sql("SELECT path, cell FROM fields").fetchall()
 [('total', 'FP+FN')]
 """
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["VIEWS", "evaluate_duckdb", "query_results", "register"]
 
-#: The names :func:`register` creates (with its ``prefix``): the five tables and ``summary``.
+#: The names :func:`register` creates (with its ``prefix``): the tables and ``summary``.
 VIEWS: tuple[str, ...] = (*TABLES, "summary")
 
 # a table name, optionally qualified (db.schema.table), each part bare or "quoted"
@@ -51,8 +51,8 @@ def register(
     prefix: str = "",
     materialize: bool = False,
 ) -> list[str]:
-    """Make ``documents``, ``fields``, ``attributes``, ``alignments``, ``errors`` and a one-row
-    ``summary`` queryable on ``con``, and return their names.
+    """Make ``documents``, ``fields``, ``attributes``, ``alignments``, ``errors``, ``counts``
+    and a one-row ``summary`` queryable on ``con``, and return their names.
 
     ``source`` is a :class:`Result` (its frames are handed to DuckDB as Arrow tables, no copy
     to disk) or a results directory (views over its Parquet files, read by DuckDB itself).
@@ -71,8 +71,9 @@ def register(
             path, is_folder = table_location(tables.directory, table)
             path = path.resolve()
             files = _literal(str(path / "**" / "*.parquet"))
+            # partition values are metadata strings: "1" stays a string
             scan = (
-                f"read_parquet({files}, hive_partitioning = true)"
+                f"read_parquet({files}, hive_partitioning = true, hive_types_autocast = false)"
                 if is_folder
                 else f"read_parquet({_literal(str(path))})"
             )

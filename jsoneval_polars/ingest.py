@@ -9,6 +9,7 @@ line neither accepts is an error row naming the file, the line and the reason.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,24 +57,69 @@ class Record:
     meta: dict[str, Any] = field(default_factory=dict)  # metadata columns of a table input
 
 
+#: The per-pair columns of :class:`Pairs` (metadata columns follow, as strings).
+PAIR_SCHEMA = {
+    "doc_id": pl.String,
+    "gt_present": pl.Boolean,
+    "aio_present": pl.Boolean,
+    "aio_parse_status": pl.String,
+    "gt_line": pl.Int64,
+    "aio_line": pl.Int64,
+    "safety": pl.Float64,
+}
+
+
 @dataclass
 class Pairs:
-    doc_ids: list[str] = field(default_factory=list)
-    gt: list[dict | None] = field(default_factory=list)
-    aio: list[dict | None] = field(default_factory=list)
-    gt_present: list[bool] = field(default_factory=list)
-    aio_present: list[bool] = field(default_factory=list)
-    aio_status: list[str] = field(default_factory=list)
-    narrative: list[str | None] = field(default_factory=list)
+    """Paired documents, the unit a batch producer hands to the batch core
+    (:func:`core.score_batch`).
+
+    ``table`` has one row per pair (:data:`PAIR_SCHEMA`, then the metadata columns);
+    ``gt`` and ``aio`` hold the parsed documents row for row (GT ``{}`` where absent, AIO
+    ``None`` where absent). ``errors`` are the error rows of reading and pairing, ``n_read``
+    the records read per side: both belong to the whole input, so :meth:`batches` leaves them
+    out of the slices.
+    """
+
+    table: pl.DataFrame
+    gt: list[dict]
+    aio: list[dict | None]
     errors: list[dict] = field(default_factory=list)
-    n_read: dict[str, int] = field(default_factory=dict)  # input records per side
-    meta: dict[str, list[str | None]] = field(default_factory=dict)  # metadata per document
-    gt_line: list[int | None] = field(default_factory=list)
-    aio_line: list[int | None] = field(default_factory=list)
+    n_read: dict[str, int] = field(default_factory=dict)
     files: dict[str, str | None] = field(default_factory=dict)
 
+    def __len__(self) -> int:
+        return self.table.height
 
-class _Errors:
+    @property
+    def metadata(self) -> list[str]:
+        return [c for c in self.table.columns if c not in PAIR_SCHEMA]
+
+    def batches(self, size: int) -> Iterator[Pairs]:
+        """Consecutive slices of at most ``size`` pairs (none for no pairs)."""
+        for start in range(0, len(self), max(1, size)):
+            yield Pairs(
+                self.table.slice(start, size), self.gt[start:start + size],
+                self.aio[start:start + size], files=self.files,
+            )
+
+    def with_safety(self, safety: Any) -> Pairs:
+        """The same pairs with their ``safety`` column from :func:`safety_lookup` forms."""
+        values = safety_lookup(safety, self.table["doc_id"].to_list(), self.gt, self.aio)
+        table = self.table.with_columns(pl.Series("safety", values, dtype=pl.Float64))
+        return Pairs(table, self.gt, self.aio, self.errors, self.n_read, self.files)
+
+
+def error_row(source, file, line, doc_id, message, severity="error") -> dict:
+    """One row of the errors table (SPEC §7): the one place such a row is built."""
+    return {"source": source, "doc_id": doc_id, "line": line, "error": message,
+            "severity": severity, "file": file}
+
+
+class ErrorRows:
+    """Collects error rows; in strict mode the first error raises :class:`InputError` naming
+    the file and the line instead."""
+
     def __init__(self, strict: bool) -> None:
         self.rows: list[dict] = []
         self.strict = strict
@@ -81,17 +127,9 @@ class _Errors:
     def add(self, source, file, line, doc_id, message, severity="error") -> None:
         if self.strict and severity == "error":
             where = f"{file or source}" + (f", line {line}" if line is not None else "")
-            raise InputError(f"{where}: {message}")
-        self.rows.append(
-            {
-                "source": source,
-                "doc_id": doc_id,
-                "line": line,
-                "error": message,
-                "severity": severity,
-                "file": file,
-            }
-        )
+            raise InputError(f"{where}" + (f" (doc_id '{doc_id}')" if doc_id else "")
+                             + f": {message}")
+        self.rows.append(error_row(source, file, line, doc_id, message, severity))
 
 
 # orjson turns integers outside int64/uint64 into floats (-9223372036854775809 has 19 digits);
@@ -200,7 +238,7 @@ def iter_records(
     file: str | None,
     id_field: str,
     content_field: str | None,
-    errors: _Errors,
+    errors: ErrorRows,
 ) -> Iterator[Record]:
     """The records of (line number, text) pairs; blank lines are skipped, bad ones become error
     rows. A generator, so a caller that needs only the ids holds one document at a time."""
@@ -224,7 +262,7 @@ def _records_from_objects(
     side: Side,
     id_field: str,
     content_field: str | None,
-    errors: _Errors,
+    errors: ErrorRows,
     file: str | None = None,
 ) -> list[Record]:
     """Records from parsed objects; ``line`` is the 1-based position in the sequence."""
@@ -239,7 +277,7 @@ def _records_from_objects(
 
 
 def _records_from_table(
-    table: pl.DataFrame, side: Side, id_field: str, json_column: str | None, errors: _Errors
+    table: pl.DataFrame, side: Side, id_field: str, json_column: str | None, errors: ErrorRows
 ) -> list[Record]:
     """A table with an id column (optional) and one JSON-text or struct column."""
     others = [c for c in table.columns if c != id_field]
@@ -293,7 +331,7 @@ def read_records(
     id_field: str,
     content_field: str | None = None,
     json_column: str | None = None,
-    errors: _Errors,
+    errors: ErrorRows,
 ) -> tuple[list[Record], str | None]:
     """Records of one input and the file name used in error rows."""
     if isinstance(source, str | Path):
@@ -342,23 +380,66 @@ def read_records(
     )
 
 
-def _index(
-    records: list[Record], side: Side, file: str | None, id_field: str, errors: _Errors
-) -> dict[str, Record]:
-    by_id: dict[str, Record] = {}
-    for r in records:
-        if r.doc_id is None:
-            errors.add(side, file, r.line, None, f"record has no '{id_field}'")
-            continue
-        first = by_id.get(r.doc_id)
-        if first is not None:
-            errors.add(
-                side, file, r.line, r.doc_id,
-                f"duplicate {id_field} '{r.doc_id}' (first on line {first.line}); left out",
+RECORD_SCHEMA = {"line": pl.Int64, "doc_id": pl.String, "has_id": pl.Boolean}
+
+
+def pair_records(
+    gt: pl.DataFrame, aio: pl.DataFrame, id_field: str, files: Mapping[str, str | None],
+    errors: ErrorRows,
+) -> pl.DataFrame:
+    """The pairing (SPEC §9): one row per document pair, in order (GT order, then AIO-only
+    records), with ``doc_id`` and, per side, the side's other record columns prefixed
+    ``gt_`` / ``aio_`` (null where the side has no record).
+
+    ``gt`` and ``aio`` hold one row per record in line order: :data:`RECORD_SCHEMA` plus any
+    payload columns (a position, a byte offset). When both sides carry ids, records pair by
+    id; a record without an id and a repeated id (the first occurrence wins) become error rows.
+    Otherwise records pair by position.
+    """
+    payload = [c for c in gt.columns if c not in ("doc_id", "has_id")]
+    if gt["has_id"].any() and aio["has_id"].any():
+        kept = {}
+        for side, table in (("gt", gt), ("aio", aio)):
+            with_id = table.filter(pl.col("doc_id").is_not_null()).with_columns(
+                pl.col("line").first().over("doc_id").alias("first_line")
             )
-            continue
-        by_id[r.doc_id] = r
-    return by_id
+            problems = pl.concat([
+                table.filter(pl.col("doc_id").is_null()).select(
+                    "line", "doc_id", pl.lit(None, pl.Int64).alias("first_line")
+                ),
+                with_id.filter(pl.col("line") != pl.col("first_line")).select(
+                    "line", "doc_id", "first_line"
+                ),
+            ]).sort("line")
+            for line, doc_id, first in problems.iter_rows():
+                message = (
+                    f"record has no '{id_field}'" if doc_id is None
+                    else f"duplicate {id_field} '{doc_id}' (first on line {first}); left out"
+                )
+                errors.add(side, files.get(side), line, doc_id, message)
+            kept[side] = with_id.filter(pl.col("line") == pl.col("first_line")).select(
+                "doc_id", *[pl.col(c).alias(f"{side}_{c}") for c in payload]
+            )
+        both = kept["gt"].join(kept["aio"], on="doc_id", how="left", maintain_order="left")
+        aio_only = kept["aio"].join(kept["gt"], on="doc_id", how="anti", maintain_order="left")
+        plan = pl.concat([both, aio_only], how="diagonal")
+    else:
+        n = max(gt.height, aio.height)
+        sides = [
+            t.select(*[pl.col(c).alias(f"{s}_{c}") for c in ("doc_id", *payload)])
+            .with_row_index("i")
+            for s, t in (("gt", gt), ("aio", aio))
+        ]
+        plan = (
+            pl.int_range(n, dtype=pl.UInt32, eager=True).alias("i").to_frame()
+            .join(sides[0], on="i", how="left").join(sides[1], on="i", how="left")
+            .sort("i")
+            .select(
+                pl.coalesce("gt_doc_id", "aio_doc_id", pl.col("i").cast(pl.String)).alias("doc_id"),
+                pl.exclude("i", "gt_doc_id", "aio_doc_id"),
+            )
+        )
+    return plan.select("doc_id", *[f"{s}_{c}" for s in ("gt", "aio") for c in payload])
 
 
 def pair_inputs(
@@ -376,55 +457,57 @@ def pair_inputs(
     document (one name for both sides, or a (gt, aio) pair); by default the whole record less
     the id is the document. ``metadata`` names record members (or table columns) that are not
     content but travel to the result tables; the AIO's value wins over the GT's."""
-    errors = _Errors(strict)
+    errors = ErrorRows(strict)
     gt_field, aio_field = (
         content_field if isinstance(content_field, tuple) else (content_field, content_field)
     )
-    gt_recs, gt_file = read_records(
-        gt, "gt", id_field=id_field, content_field=gt_field, json_column=json_column,
-        errors=errors,
-    )
-    aio_recs, aio_file = read_records(
-        aio, "aio", id_field=id_field, content_field=aio_field, json_column=json_column,
-        errors=errors,
-    )
+    recs, files = {}, {}
     check_metadata_names(metadata, id_field)
-    for recs, fld, file in ((gt_recs, gt_field, gt_file), (aio_recs, aio_field, aio_file)):
+    for side, fld, source in (("gt", gt_field, gt), ("aio", aio_field, aio)):
+        recs[side], files[side] = read_records(
+            source, side, id_field=id_field, content_field=fld, json_column=json_column,
+            errors=errors,
+        )
         if metadata:
-            _take_metadata(recs, metadata, fld is None, file)
-    pairs = Pairs(files={"gt": gt_file, "aio": aio_file})
-    pairs.meta = {name: [] for name in metadata}
-    pairs.n_read = {"gt": _n_read(gt_recs, "gt", errors), "aio": _n_read(aio_recs, "aio", errors)}
-    if any(r.has_id for r in gt_recs) and any(r.has_id for r in aio_recs):
-        g = _index(gt_recs, "gt", gt_file, id_field, errors)
-        a = _index(aio_recs, "aio", aio_file, id_field, errors)
-        keys = list(g) + [k for k in a if k not in g]
-        matched = [(k, g.get(k), a.get(k)) for k in keys]
-    else:
-        n = max(len(gt_recs), len(aio_recs))
-        matched = []
-        for i in range(n):
-            gr = gt_recs[i] if i < len(gt_recs) else None
-            ar = aio_recs[i] if i < len(aio_recs) else None
-            doc_id = next((r.doc_id for r in (gr, ar) if r and r.doc_id is not None), str(i))
-            matched.append((doc_id, gr, ar))
-    build_pairs(pairs, matched, errors, extract)
-    pairs.errors = errors.rows
+            take_metadata(recs[side], metadata, fld is None, files[side])
+    n_read = {side: _n_read(recs[side], side, errors) for side in ("gt", "aio")}
+    tables = {
+        side: pl.DataFrame(
+            [(r.line, r.doc_id, r.has_id, i) for i, r in enumerate(recs[side])],
+            schema={**RECORD_SCHEMA, "i": pl.Int64}, orient="row",
+        )
+        for side in ("gt", "aio")
+    }
+    plan = pair_records(tables["gt"], tables["aio"], id_field, files, errors)
+
+    def pick(side: str) -> list[Record | None]:
+        return [None if i is None else recs[side][i] for i in plan[f"{side}_i"].to_list()]
+
+    matched = zip(plan["doc_id"].to_list(), pick("gt"), pick("aio"), strict=True)
+    pairs = build_pairs(matched, errors, files=files, metadata=metadata, extract=extract)
+    pairs.n_read = n_read
     return pairs
 
 
 def build_pairs(
-    pairs: Pairs,
     matched: Iterable[tuple[str, Record | None, Record | None]],
-    errors: _Errors,
+    errors: ErrorRows,
+    *,
+    files: Mapping[str, str | None],
+    metadata: Sequence[str] = (),
     extract: Callable[[str], Any] | None = None,
-) -> None:
-    """Append matched (doc_id, GT record, AIO record) triples to ``pairs``: root checks, AIO
-    text extraction (SPEC §8), inexact-value warnings, metadata and line numbers."""
-    gt_file, aio_file = pairs.files.get("gt"), pairs.files.get("aio")
+) -> Pairs:
+    """The pairs of matched (doc_id, GT record, AIO record) triples: root checks, AIO text
+    extraction (SPEC §8), inexact-value warnings, metadata and line numbers. The returned
+    pairs carry every error row of ``errors``."""
+    gt_file, aio_file = files.get("gt"), files.get("aio")
     if extract is None:
         from .extract import extract_json as extract
 
+    rows: list[tuple] = []
+    gt_docs: list[dict] = []
+    aio_docs: list[dict | None] = []
+    meta: dict[str, list[str | None]] = {name: [] for name in metadata}
     for doc_id, gr, ar in matched:
         gt_doc: dict | None = None
         if gr is not None:
@@ -441,14 +524,14 @@ def build_pairs(
                 continue
             gt_doc = gr.content
             _warn_inexact(gr, "gt", gt_file, doc_id, errors)
-        status, narrative, aio_doc = "missing", None, None
+        status, aio_doc = "missing", None
         if ar is not None:
             if isinstance(ar.content, dict):
                 status, aio_doc = "json", ar.content
                 _warn_inexact(ar, "aio", aio_file, doc_id, errors)
             elif isinstance(ar.content, str):
                 ex = extract(ar.content)
-                status, narrative = ex.status, ex.narrative
+                status = ex.status
                 aio_doc = ex.value if ex.value is not None else {}
             else:
                 status, aio_doc = "invalid", {}
@@ -457,18 +540,49 @@ def build_pairs(
                     f"AIO root is {_kind(ar.content)}, not an object; scored as {{}}",
                     severity="warning",
                 )
-        pairs.doc_ids.append(doc_id)
-        pairs.gt.append(gt_doc if gt_doc is not None else {})
-        pairs.aio.append(aio_doc)
-        pairs.gt_present.append(gr is not None)
-        pairs.aio_present.append(ar is not None)
-        pairs.aio_status.append(status)
-        pairs.narrative.append(narrative)
-        for name, values in pairs.meta.items():
+        rows.append((doc_id, gr is not None, ar is not None, status,
+                     gr.line if gr else None, ar.line if ar else None, 1.0))
+        gt_docs.append(gt_doc if gt_doc is not None else {})
+        aio_docs.append(aio_doc)
+        for name, values in meta.items():
             value = next((r.meta[name] for r in (ar, gr) if r and r.meta.get(name) is not None), None)
             values.append(None if value is None else str(value))
-        pairs.gt_line.append(gr.line if gr else None)
-        pairs.aio_line.append(ar.line if ar else None)
+    table = pl.DataFrame(rows, schema=PAIR_SCHEMA, orient="row").with_columns(
+        pl.Series(name, values, dtype=pl.String) for name, values in meta.items()
+    )
+    return Pairs(table, gt_docs, aio_docs, list(errors.rows), files=dict(files))
+
+
+def read_records_at(
+    path: str | Path, side: Side, lines: Sequence[int | None], offsets: Sequence[int | None],
+    lengths: Sequence[int | None], id_field: str, content_field: str | None,
+) -> list[Record | None]:
+    """Records read back by byte offset from an NDJSON file already scanned (None where
+    ``offset`` is None): the streaming producer reads each batch this way."""
+    present = [o for o in offsets if o is not None]
+    out: list[Record | None] = []
+    if not present:
+        return [None] * len(offsets)
+    with open(path, "rb") as f:
+        lo = min(present)
+        hi = max(o + n for o, n in zip(offsets, lengths, strict=True) if o is not None)
+        span = sum(n for n in lengths if n is not None)
+        # a batch of an aligned file is one contiguous range: read it at once
+        whole = os.pread(f.fileno(), hi - lo, lo) if hi - lo <= 4 * span + (1 << 20) else None
+        for offset, length, line in zip(offsets, lengths, lines, strict=True):
+            if offset is None:
+                out.append(None)
+                continue
+            raw = (whole[offset - lo: offset - lo + length] if whole is not None
+                   else os.pread(f.fileno(), length, offset))
+            try:
+                obj, notes = _parse_json(raw)
+            except ValueError as exc:
+                raise InputError(f"{path}, line {line}: changed while it was being scored "
+                                 f"({exc})") from None
+            doc_id, has_id, content, _ = _split_record(obj, id_field, content_field)
+            out.append(Record(doc_id, content, line, has_id, raw, notes, obj))
+    return out
 
 
 def check_metadata_names(metadata: Sequence[str], id_field: str) -> None:
@@ -477,7 +591,7 @@ def check_metadata_names(metadata: Sequence[str], id_field: str) -> None:
                              "already, as doc_id; drop it from the metadata")
 
 
-def _take_metadata(
+def take_metadata(
     records: list[Record], names: Sequence[str], from_content: bool, file: str | None = None
 ) -> None:
     """Move the metadata members of each record out of its content (or read them from the whole
@@ -501,13 +615,13 @@ def _take_metadata(
             r.content = {k: v for k, v in r.content.items() if k not in wanted}
 
 
-def _n_read(records: list[Record], side: Side, errors: _Errors) -> int:
+def _n_read(records: list[Record], side: Side, errors: ErrorRows) -> int:
     """Records read = records kept + records already turned into error rows."""
     lost = sum(1 for e in errors.rows if e["source"] == side and e["severity"] == "error")
     return len(records) + lost
 
 
-def _warn_inexact(rec: Record, side: Side, file, doc_id, errors: _Errors) -> None:
+def _warn_inexact(rec: Record, side: Side, file, doc_id, errors: ErrorRows) -> None:
     """Warnings for values not kept exactly and for duplicate keys (last one wins)."""
     for note in rec.notes:
         errors.add(side, file, rec.line, doc_id, note, severity="warning")

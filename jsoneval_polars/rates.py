@@ -11,6 +11,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from .config import Config
+from .counts import RunState
+from .gate import name_warnings, warning_rows, with_run_check
 
 
 def _ratio(num: pl.Expr, den: pl.Expr, empty: float | None) -> pl.Expr:
@@ -102,15 +104,36 @@ def document_rates(
     return out
 
 
+#: Status of a pass rate (seed 002, SPEC §7), highest band first; below the last: critical.
+STATUS_BANDS = ((0.85, "healthy"), (0.70, "warning"))
+LOWEST_STATUS = "critical"
+
+
 def status_of(pass_rate: float | None) -> str | None:
     """healthy / warning / critical from the pass rate (SPEC §7); None with no documents."""
     if pass_rate is None:
         return None
-    if pass_rate >= 0.85:
-        return "healthy"
-    if pass_rate >= 0.70:
-        return "warning"
-    return "critical"
+    return next((name for floor, name in STATUS_BANDS if pass_rate >= floor), LOWEST_STATUS)
+
+
+def status_expr(pass_rate: pl.Expr) -> pl.Expr:
+    """:func:`status_of` as an expression (null for a null pass rate)."""
+    expr = pl.when(pass_rate.is_null()).then(pl.lit(None, pl.String))
+    for floor, name in STATUS_BANDS:
+        expr = expr.when(pass_rate >= floor).then(pl.lit(name))
+    return expr.otherwise(pl.lit(LOWEST_STATUS))
+
+
+def micro_rates(attributes: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
+    """Micro precision, recall and F1 of the summed cells (one row, or one per slice of
+    ``by``), null where undefined as per attribute."""
+    by = list(by)
+    cells = pl.col("tp", "fp", "fn", "tn").sum()
+    summed = (
+        attributes.group_by(by).agg(cells).sort(by, nulls_last=True) if by
+        else attributes.select(cells)
+    )
+    return summed.with_columns((pl.col("tp") + pl.col("fn")).alias("support"), *prf())
 
 
 def invented_expr() -> pl.Expr:
@@ -120,43 +143,60 @@ def invented_expr() -> pl.Expr:
     return (pl.col("support") == 0) & (pl.col("tn") == 0) & (pl.col("fp") > 0)
 
 
-def summary(documents: pl.DataFrame, attributes: pl.DataFrame, n_errors: int) -> dict:
-    """Dataset summary (SPEC §7) from the documents table and the attribute counts.
+def finish(
+    state: RunState, *, config: Config | None = None, metadata: Sequence[str] = ()
+) -> tuple[pl.DataFrame, dict, list[dict]]:
+    """The attribute table, the summary (SPEC §7) and warning rows of a (merged) run state:
+    the one place a run's ratios, its status and its run check (gate.py) are computed.
 
-    Beside micro- and macro-F1: ``weighted_f1`` (the attributes' F1 weighted by support, the
-    number of GT values, so a field present in every document counts more than a rare one) and
-    ``macro_f1_without_invented`` (macro-F1 over the attributes that occur in the GT)."""
-    n = documents.height
-    means = documents.select(
-        pl.col("completeness").mean(),
-        pl.col("hallucination").mean(),
-        pl.col("accuracy").mean(),
-        pl.col("rqs").mean(),
-        pl.col("passed").mean(),
-    ).row(0, named=True) if n else dict.fromkeys(
-        ("completeness", "hallucination", "accuracy", "rqs", "passed")
-    )
-    f1 = attributes["f1"].drop_nulls()
+    The warning rows (counted in the summary's ``n_warnings``) name ``config`` entries and
+    ``metadata`` columns that occur in no document; the driver adds them to its errors table.
+    """
+    attributes = attribute_rates(state.counts)
+    t = state.totals.row(0, named=True)
+    n = t["n_documents"]
+
+    def mean(name: str) -> float | None:
+        return t[f"sum_{name}"] / n if n else None
+
+    micro = micro_rates(attributes).row(0, named=True)
+    # beside micro- and macro-F1: weighted_f1 (F1 weighted by support, the number of GT
+    # values) and macro-F1 over the attributes that occur in the GT
     known = attributes.filter(~invented_expr())
     known_f1 = known["f1"].drop_nulls()
     weighted = known.filter(pl.col("f1").is_not_null() & (pl.col("support") > 0))
     support = int(weighted["support"].sum())
-    tp, fp, fn = (int(attributes[c].sum()) for c in ("tp", "fp", "fn"))
-    micro = 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else None
-    pass_rate = means["passed"]
-    return {
+    f1, precision, recall = (attributes[c].drop_nulls() for c in ("f1", "precision", "recall"))
+    pass_rate = t["n_passed"] / n if n else None
+    summary = {
         "n_documents": n,
-        "mean_completeness": means["completeness"],
-        "mean_hallucination": means["hallucination"],
-        "mean_accuracy": means["accuracy"],
-        "mean_rqs": means["rqs"],
+        "mean_completeness": mean("completeness"),
+        "mean_hallucination": mean("hallucination"),
+        "mean_accuracy": mean("accuracy"),
+        "mean_rqs": mean("rqs"),
         "macro_f1": float(f1.mean()) if f1.len() else None,
         "macro_f1_without_invented": float(known_f1.mean()) if known_f1.len() else None,
         "weighted_f1": float((weighted["f1"] * weighted["support"]).sum() / support)
         if support else None,
         "n_invented_attributes": attributes.height - known.height,
-        "micro_f1": micro,
+        "micro_f1": micro["f1"],
         "pass_rate": pass_rate,
         "status": status_of(pass_rate),
-        "n_errors": n_errors,
+        "n_errors": t["n_errors"],
+        "n_warnings": t["n_warnings"],
+        "n_read_gt": t["n_read_gt"],
+        "n_read_aio": t["n_read_aio"],
+        "n_gt_only": t["n_gt_only"],
+        "n_aio_only": t["n_aio_only"],
+        "micro_precision": micro["precision"],
+        "micro_recall": micro["recall"],
+        "macro_precision": float(precision.mean()) if precision.len() else None,
+        "macro_recall": float(recall.mean()) if recall.len() else None,
     }
+    counts = state.counts
+    empty = [m for m in metadata if counts.height and m in counts.columns
+             and counts[m].null_count() == counts.height]
+    warnings = warning_rows(name_warnings(config, attributes["attribute"].to_list(), empty)
+                            ) if config is not None else []
+    summary["n_warnings"] += len(warnings)
+    return attributes, with_run_check(summary), warnings

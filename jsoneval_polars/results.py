@@ -1,8 +1,7 @@
 """Result tables from an in-memory :class:`~jsoneval_polars.pipeline.Result` or a results directory.
 
-A results directory is what :meth:`Result.write` produces: one ``<table>.parquet`` per table
-(SPEC §7) and ``summary.json``. A table may also be a folder of Parquet files
-(``<table>/**/*.parquet``, Hive partitions allowed). :func:`read_results` opens such a directory
+A results directory is what every driver writes (layout.py): ``<table>/**/*.parquet`` per
+table (Hive partition folders allowed), ``summary.json`` and ``manifest.json``. :func:`read_results` opens such a directory
 lazily; the consumers (``duckdb_sql``, ``diff``, ``report``) take either form through
 :func:`as_tables`, so a run scored in this process and one scored yesterday are handled alike.
 """
@@ -16,13 +15,15 @@ from typing import Any, Union
 
 import polars as pl
 
-from .pipeline import TABLES, Result
+from .layout import MANIFEST_FILE, SUMMARY_FILE, TABLES
+from .pipeline import Result
 
 __all__ = ["ResultTables", "ResultSource", "as_tables", "read_results", "table_location"]
 
 
 def table_location(directory: str | Path, table: str) -> tuple[Path, bool] | None:
-    """``(path, is_folder)`` of a table in a results directory, or None when it is not there."""
+    """``(path, is_folder)`` of a table in a results directory, or None when it is not there
+    (``is_folder`` is False only for a single ``<table>.parquet`` of an older layout)."""
     d = Path(directory)
     single = d / f"{table}.parquet"
     if single.is_file():
@@ -43,7 +44,9 @@ class ResultTables:
 
     directory: Path
     summary: dict[str, Any]
+    manifest: dict[str, Any]
     _frames: dict[str, pl.LazyFrame] = field(repr=False)
+    timings: dict[str, float] = field(default_factory=dict)  # of the run that wrote it, if known
 
     def lazy(self, table: str) -> pl.LazyFrame:
         if table not in self._frames:
@@ -70,6 +73,16 @@ class ResultTables:
     def errors(self) -> pl.DataFrame:
         return self.lazy("errors").collect()
 
+    @property
+    def counts(self) -> pl.DataFrame:
+        return self.lazy("counts").collect()
+
+    def attributes_by(self, by: str | list[str]) -> pl.DataFrame:
+        """The attribute table per slice of metadata columns, from the stored counts."""
+        from .rates import attribute_rates
+
+        return attribute_rates(self.counts, by=[by] if isinstance(by, str) else by)
+
 
 ResultSource = Union[Result, ResultTables, str, Path]
 
@@ -83,29 +96,42 @@ def read_results(directory: str | Path) -> ResultTables:
     d = Path(directory)
     if not d.is_dir():
         raise FileNotFoundError(f"results directory {str(d)!r} does not exist")
+    manifest_path = d / MANIFEST_FILE
+    manifest = (json.loads(manifest_path.read_text(encoding="utf-8"))
+                if manifest_path.is_file() else {})
+    partition = manifest.get("partition_by")
+    # partition values are strings (metadata columns): do not let "1" become an integer
+    hive_schema = {partition: pl.String} if partition else None
     frames: dict[str, pl.LazyFrame] = {}
     missing = []
     for name in TABLES:
         loc = table_location(d, name)
         if loc is None:
-            missing.append(f"{name}.parquet")
+            if name != "counts":  # runs written before counts were stored have none
+                missing.append(f"{name}/")
             continue
         path, is_folder = loc
         # the files listed, never a glob pattern: an output path may hold '[' or '*'
-        files = sorted(Path(path).rglob("*.parquet")) if is_folder else [path]
-        frames[name] = pl.scan_parquet(files, hive_partitioning=is_folder, glob=False)
-    summary_path = d / "summary.json"
+        files = sorted(path.rglob("*.parquet")) if is_folder else [path]
+        frames[name] = pl.scan_parquet(files, hive_partitioning=is_folder, glob=False,
+                                       hive_schema=hive_schema if is_folder else None)
+    if partition and "counts" in frames:
+        # stored per partition; the run's attribute table is summed from the counts
+        from .rates import attribute_rates
+
+        frames["attributes"] = attribute_rates(frames["counts"])
+    summary_path = d / SUMMARY_FILE
     if not summary_path.is_file():
-        missing.append("summary.json")
+        missing.append(SUMMARY_FILE)
     if missing:
-        present = sorted(p.name for p in d.iterdir()) or ["nothing"]
+        present = sorted(p.name for p in d.iterdir() if not p.name.startswith(".")) or ["nothing"]
         raise FileNotFoundError(
-            f"{str(d)!r} is not a results directory: missing {', '.join(missing)} "
+            f"{str(d)!r} is not a complete results directory: missing {', '.join(missing)} "
             f"(it holds {', '.join(present[:12])}); write one with Result.write(dir) or "
             "`jsoneval score --out dir`"
         )
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
-    return ResultTables(directory=d, summary=summary, _frames=frames)
+    return ResultTables(directory=d, summary=summary, manifest=manifest, _frames=frames)
 
 
 def as_tables(source: ResultSource) -> Result | ResultTables:

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import polars as pl
 
 from jsoneval_polars.extract import parse_object
+from jsoneval_polars.rates import status_expr  # the status bands are declared once
 
 __all__ = [
     "BANDS",
@@ -284,16 +285,7 @@ def score_band(score: pl.Expr | str) -> pl.Expr:
 def health_status(pass_rate: pl.Expr | str) -> pl.Expr:
     """Status of a pass rate (seed 002, SPEC §7): ``healthy`` ≥ 0.85, ``warning`` ≥ 0.70, else
     ``critical``. Null for a null pass rate."""
-    x = pl.col(pass_rate) if isinstance(pass_rate, str) else pass_rate
-    return (
-        pl.when(x.is_null())
-        .then(pl.lit(None, dtype=pl.String))
-        .when(x >= 0.85)
-        .then(pl.lit("healthy"))
-        .when(x >= 0.70)
-        .then(pl.lit("warning"))
-        .otherwise(pl.lit("critical"))
-    )
+    return status_expr(pl.col(pass_rate) if isinstance(pass_rate, str) else pass_rate)
 
 
 # --- tool choice (seed 004) -----------------------------------------------------------------

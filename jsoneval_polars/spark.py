@@ -26,11 +26,10 @@ functions only: ``import jsoneval_polars.spark`` stays light (the CLI imports it
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,12 +38,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .config import Config, parse_config
-from .counts import COUNT_COLUMNS
-from .ingest import InputError
+from .counts import ADDITIVE_COLUMNS, COUNT_COLUMNS, TOTALS_SCHEMA, RunState, run_state
+from .ingest import ERROR_SCHEMA, InputError
 from .pipeline import Result, evaluate
-from .rates import attribute_rates, status_of
-from .gate import with_run_check
-from .rates import summary as summarize
+from .layout import RunWriter, manifest, now
+from .rates import finish
 from .scorers import Scorer
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,8 +98,11 @@ ATTRIBUTES_SCHEMA = _schema(
     "recall:double f1:double accuracy:double mean_similarity:double n_scored:bigint "
     "n_correct:bigint n_similarity:bigint sum_similarity:double"
 )
-# rows read per side, one row per partition: the summary's n_read_gt / n_read_aio
-_META_SCHEMA = _schema("n_read_gt:bigint n_read_aio:bigint")
+# a chunk's run state (counts.RunState): its counts per attribute, and its row of totals
+STATE_SCHEMA = COUNTS_SCHEMA.remove(0)
+TOTALS_ARROW_SCHEMA = _schema(
+    " ".join(f"{c}:{'double' if t == pl.Float64 else 'bigint'}" for c, t in TOTALS_SCHEMA.items())
+)
 
 TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "documents": DOCUMENTS_SCHEMA,
@@ -109,7 +110,8 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "counts": COUNTS_SCHEMA,
     "alignments": ALIGNMENTS_SCHEMA,
     "errors": ERRORS_SCHEMA,
-    "meta": _META_SCHEMA,
+    "state": STATE_SCHEMA,
+    "totals": TOTALS_ARROW_SCHEMA,
 }
 # The workers emit one Arrow stream: a ``kind`` tag and one struct column per table, of which
 # only the tagged one is set. The driver splits it with filter + select after persisting it.
@@ -117,14 +119,9 @@ _OUTPUT_SCHEMA = pa.schema(
     [pa.field("kind", pa.string())]
     + [pa.field(name, pa.struct(list(s))) for name, s in TABLE_SCHEMAS.items()]
 )
-# the driver's one aggregation: per-attribute count sums, and the summary's sums
-_TOTALS_SCHEMA = _schema(
-    "n_documents:bigint completeness:double hallucination:double accuracy:double rqs:double "
-    "n_passed:bigint n_gt_only:bigint n_aio_only:bigint n_error_rows:bigint n_errors:bigint "
-    "n_read_gt:bigint n_read_aio:bigint"
-)
+# the driver's one aggregation: the group-by sum of the chunks' states
 _SUMS_SCHEMA = pa.schema(
-    [pa.field("is_counts", pa.bool_()), *COUNTS_SCHEMA.remove(0), *_TOTALS_SCHEMA]
+    [pa.field("kind", pa.string()), *STATE_SCHEMA, *TOTALS_ARROW_SCHEMA]
 )
 
 
@@ -165,7 +162,6 @@ class _PartitionScorer:
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         pending: list[pa.RecordBatch] = []
         n_pending = 0
-        n_read = {"gt": 0, "aio": 0}
         for batch in batches:
             if batch.num_rows == 0:
                 continue
@@ -175,19 +171,17 @@ class _PartitionScorer:
                 continue
             ready, rest = _split_before_last_id(pa.Table.from_batches(pending))
             if ready.num_rows:  # else one doc_id fills the chunk: keep reading
-                yield from self._score_chunk(ready, n_read)
+                yield from self._score_chunk(ready)
                 pending, n_pending = rest.to_batches(), rest.num_rows
         if n_pending:
-            yield from self._score_chunk(pa.Table.from_batches(pending), n_read)
-        if n_read["gt"] or n_read["aio"]:
-            meta = pl.DataFrame({"n_read_gt": [n_read["gt"]], "n_read_aio": [n_read["aio"]]})
-            yield _tagged("meta", meta)
+            yield from self._score_chunk(pa.Table.from_batches(pending))
 
-    def _score_chunk(self, chunk: pa.Table, n_read: dict[str, int]) -> Iterator[pa.RecordBatch]:
+    def _score_chunk(self, chunk: pa.Table) -> Iterator[pa.RecordBatch]:
+        """The per-document tables of a chunk of whole documents, and its run state."""
         rows = pl.from_arrow(chunk).sort("row")
-        for side, n in rows.group_by("side").len().iter_rows():
-            n_read[side] += n
+        n_read = dict(rows.group_by("side").len().iter_rows())
         usable, errors = self._screen(rows)
+        states = [run_state(errors=errors, n_read=n_read)]
         if usable.height:
             gt, aio = (
                 usable.filter(pl.col("side") == side).select("doc_id", "json")
@@ -201,17 +195,24 @@ class _PartitionScorer:
                 gt, aio, config=self.config, id_field="doc_id", json_column="json",
                 safety=safety, semantic_scorer=self.semantic_scorer, strict=self.strict,
             )
-            # a row position inside one chunk means nothing to the user: line is null
+            # a row position inside one chunk means nothing to the user: line is null;
+            # records were counted above
             errors = pl.concat(
                 [errors, r.errors.with_columns(pl.lit(None, pl.Int64).alias("line"))],
                 how="vertical_relaxed",
             )
+            states.append(RunState(r.state.counts, r.state.totals.with_columns(
+                pl.lit(0, pl.Int64).alias("n_read_gt"), pl.lit(0, pl.Int64).alias("n_read_aio"))))
             for kind in ("documents", "fields", "counts", "alignments"):
                 frame = getattr(r, kind)
                 if frame.height:
                     yield _tagged(kind, frame)
         if errors.height:
             yield _tagged("errors", errors)
+        for state in states:
+            if state.counts.height:
+                yield _tagged("state", state.counts)
+            yield _tagged("totals", state.totals)
 
     def _screen(self, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         """Rows the engine can pair by id, and error rows for the rest (SPEC §9): a null id, a
@@ -306,6 +307,7 @@ class SparkResult:
     attributes_spark: DataFrame
     summary: dict[str, Any]
     scored: DataFrame  # the persisted tagged stream the tables are selected from
+    manifest: dict[str, Any] = field(default_factory=dict)
 
     def unpersist(self) -> None:
         self.scored.unpersist()
@@ -318,19 +320,29 @@ class SparkResult:
             kind: stream.filter(pl.col("kind") == kind).select(pl.col(kind).struct.unnest())
             for kind in ("documents", "fields", "counts", "alignments", "errors")
         }
-        return Result(**tables, attributes=self.attributes, summary=dict(self.summary))
+        return Result(**tables, attributes=self.attributes, summary=dict(self.summary),
+                      manifest=dict(self.manifest))
 
-    def write(self, out: str, *, mode: str = "overwrite") -> None:
-        """Write each table as Parquet under ``out`` (``out/documents``, ... , one directory
-        of part files per table, on any file system Spark can write) and the summary as a
-        one-line JSON text file in ``out/summary``."""
+    def write(self, out: str) -> str:
+        """Write the run in the results layout (layout.py): each table a folder of Spark part
+        files, ``summary.json`` and ``manifest.json``, swapped in whole as every driver's run
+        is. ``out`` is a local path; on another file system (``s3://...``) the tables are
+        written in place and the summary is a one-line JSON text folder ``out/summary``."""
+        tables = ("documents", "fields", "attributes_spark", "alignments", "errors", "counts")
         base = out.rstrip("/")
-        for name in ("documents", "fields", "attributes_spark", "alignments", "errors", "counts"):
-            table = getattr(self, name)
-            table.write.mode(mode).parquet(f"{base}/{name.removesuffix('_spark')}")
-        spark = self.documents.sparkSession
-        line = spark.createDataFrame([(json.dumps(self.summary),)], "value string")
-        line.coalesce(1).write.mode(mode).text(f"{base}/summary")
+        if "://" in base and not base.startswith("file://"):
+            for name in tables:
+                getattr(self, name).write.mode("overwrite").parquet(
+                    f"{base}/{name.removesuffix('_spark')}")
+            spark = self.documents.sparkSession
+            line = spark.createDataFrame([(json.dumps(self.summary),)], "value string")
+            line.coalesce(1).write.mode("overwrite").text(f"{base}/summary")
+            return base
+        with RunWriter(base.removeprefix("file://")) as writer:
+            for name in tables:
+                getattr(self, name).write.parquet(
+                    str(writer.staging / name.removesuffix("_spark")))
+            return str(writer.commit(self.summary, self.manifest))
 
 
 def evaluate_spark(
@@ -371,6 +383,7 @@ def evaluate_spark(
     from pyspark.sql import functions as F
 
     cfg = parse_config(config)
+    started = now()
     id_field = id_field or cfg.id_field
     if chunk_rows < 1:
         raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
@@ -397,10 +410,8 @@ def evaluate_spark(
         has_safety=safety_column is not None, semantic_scorer=semantic_scorer, strict=strict,
         chunk_rows=chunk_rows,
     )
-    if num_partitions:
-        rows = rows.repartition(num_partitions, "doc_id")
-    else:
-        rows = rows.repartition("doc_id")
+    partitions = num_partitions or _partitions_for(rows, aio is None and [gt] or [gt, aio])
+    rows = rows.repartition(partitions, "doc_id")
     scored = (
         rows.sortWithinPartitions("doc_id", "side", "row")
         .mapInArrow(scorer, spark_ddl(_OUTPUT_SCHEMA))
@@ -410,37 +421,27 @@ def evaluate_spark(
         kind: scored.where(F.col("kind") == kind).select(f"{kind}.*")
         for kind in ("documents", "fields", "counts", "alignments", "errors")
     }
-
-    # one job: the scoring pass (persisted), with one group per attribute summing the
-    # additive counts and one group (attribute null) with the sums the summary needs
-    def d(column: str):
-        return F.col(f"documents.{column}")
-
+    # one job: the scoring pass (persisted) and the group-by sum of the chunks' states
     kind = F.col("kind")
     sums = _to_polars(
-        scored.groupBy((kind == "counts").alias("is_counts"), F.col("counts.attribute"))
-        .agg(
-            *[F.sum(f"counts.{c}").alias(c) for c in (*COUNT_COLUMNS, "sum_similarity")],
-            F.count(F.when(kind == "documents", 1)).alias("n_documents"),
-            *[F.sum(d(c)).alias(c) for c in ("completeness", "hallucination", "accuracy", "rqs")],
-            F.count(F.when(d("passed"), 1)).alias("n_passed"),
-            F.count(F.when(~d("aio_present"), 1)).alias("n_gt_only"),
-            F.count(F.when(~d("gt_present"), 1)).alias("n_aio_only"),
-            F.count(F.when(kind == "errors", 1)).alias("n_error_rows"),
-            F.count(F.when(F.col("errors.severity") == "error", 1)).alias("n_errors"),
-            F.sum("meta.n_read_gt").alias("n_read_gt"),
-            F.sum("meta.n_read_aio").alias("n_read_aio"),
-        ),
+        scored.where(kind.isin("state", "totals"))
+        .groupBy(kind, F.col("state.attribute"))
+        .agg(*[F.sum(f"state.{c}").alias(c) for c in ADDITIVE_COLUMNS],
+             *[F.sum(f"totals.{c}").alias(c) for c in TOTALS_SCHEMA]),
         _SUMS_SCHEMA,
     )
-    # the per-attribute table from the summed counts by the engine's own code
-    attributes = attribute_rates(
-        sums.filter(pl.col("is_counts")).select(COUNTS_SCHEMA.names[1:])
+    totals = sums.filter(pl.col("kind") == "totals").select(list(TOTALS_SCHEMA))
+    state = RunState(
+        sums.filter(pl.col("kind") == "state").select("attribute", *ADDITIVE_COLUMNS),
+        totals if totals.height else run_state().totals,  # no input rows at all
     )
-    totals = sums.filter(~pl.col("is_counts")).select(_TOTALS_SCHEMA.names)
-    if totals.height == 0:  # no input rows at all
-        totals = pl.DataFrame([dict.fromkeys(_TOTALS_SCHEMA.names, 0)], schema=totals.schema)
+    # the same finish as every driver; its warning rows join the errors table
+    attributes, summary, warnings = finish(state, config=cfg)
     spark = rows.sparkSession
+    if warnings:
+        arrow = pl.DataFrame(warnings, schema=ERROR_SCHEMA).to_arrow().cast(ERRORS_SCHEMA)
+        tables["errors"] = tables["errors"].unionByName(
+            spark.createDataFrame(arrow, schema=spark_ddl(ERRORS_SCHEMA)))
     attributes_spark = spark.createDataFrame(
         attributes.to_arrow().cast(ATTRIBUTES_SCHEMA), schema=spark_ddl(ATTRIBUTES_SCHEMA)
     )
@@ -448,37 +449,24 @@ def evaluate_spark(
         **tables,
         attributes=attributes,
         attributes_spark=attributes_spark,
-        summary=_summary(totals.row(0, named=True), attributes),
+        summary=summary,
         scored=scored,
+        manifest=manifest(driver="spark", config=cfg, inputs={}, started=started,
+                          n_read={"gt": summary["n_read_gt"], "aio": summary["n_read_aio"]},
+                          partition_by=None, num_partitions=partitions, chunk_rows=chunk_rows),
     )
 
 
-def _summary(totals: dict[str, Any], attributes: pl.DataFrame) -> dict[str, Any]:
-    """The local engine's summary keys, from Spark sums: means as sum / n (the same value as
-    a local mean up to summation order, far inside 1e-9), pass rate as an exact integer ratio,
-    and macro/micro F1 from :func:`rates.summary` itself on the attribute table."""
-    n = totals["n_documents"]
-    empty = pl.DataFrame(schema={c: pl.Float64 for c in
-                                 ("completeness", "hallucination", "accuracy", "rqs", "passed")})
-    base = summarize(empty, attributes, totals["n_errors"])
-    mean = (lambda c: float(totals[c]) / n) if n else (lambda c: None)
-    pass_rate = totals["n_passed"] / n if n else None
-    return with_run_check({
-        **base,
-        "n_documents": n,
-        "mean_completeness": mean("completeness"),
-        "mean_hallucination": mean("hallucination"),
-        "mean_accuracy": mean("accuracy"),
-        "mean_rqs": mean("rqs"),
-        "pass_rate": pass_rate,
-        "status": status_of(pass_rate),
-        "n_errors": totals["n_errors"],
-        "n_read_gt": totals["n_read_gt"] or 0,
-        "n_read_aio": totals["n_read_aio"] or 0,
-        "n_gt_only": totals["n_gt_only"],
-        "n_aio_only": totals["n_aio_only"],
-        "n_warnings": totals["n_error_rows"] - totals["n_errors"],
-    })
+def _partitions_for(rows: DataFrame, inputs: list[DataFrame]) -> int:
+    """Partitions sized to the data: the inputs' own partition count (Spark sizes those to the
+    files, about 128 MB each), at least the default parallelism so every core works, at most
+    ``spark.sql.shuffle.partitions``. The default of 200 shuffle partitions made 306 documents
+    take 95 s on local[2]: 200 tasks, each starting a Python worker."""
+    spark = rows.sparkSession
+    ceiling = int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
+    parallelism = spark.sparkContext.defaultParallelism
+    given = sum(df.rdd.getNumPartitions() for df in inputs)
+    return max(1, min(ceiling, max(parallelism, given)))
 
 
 def _to_polars(df: DataFrame, schema: pa.Schema) -> pl.DataFrame:
@@ -556,110 +544,24 @@ def _pairs_rows(df, id_field: str, gt_col: str, aio_col: str, safety: str | None
     return gt.unionByName(aio)
 
 
-# --- command line ---------------------------------------------------------------------------
-
-
-def register(subparsers) -> None:
-    """Add ``jsoneval spark-score`` (for ``cli.COMMAND_MODULES``); pyspark loads on use."""
-    p = subparsers.add_parser(
-        "spark-score",
-        help="score GT/AIO tables with Apache Spark and write the result tables",
-        description="Score with Apache Spark. An input is a path (Parquet, ORC, or NDJSON "
-        "whose records hold an id and a JSON-text member) or table:NAME for a catalog table.",
-    )
-    _add_spark_arguments(p)
-    p.set_defaults(func=_spark_score)
-
-
-def _add_spark_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--gt", help="ground truth: path or table:NAME (id + JSON-text column)")
-    p.add_argument("--aio", help="AI output: path or table:NAME (id + JSON-text column)")
-    p.add_argument("--pairs", help="instead of --gt/--aio: one table with id, GT and AIO columns")
-    p.add_argument("--format", help="input format for paths: parquet, orc, json (NDJSON), ... "
-                   "(default: from the suffix, else parquet)")
-    p.add_argument("--config", help="config file (JSON, YAML or TOML)")
-    p.add_argument("--id-field", help="id column (default: the config's id_field, doc_id)")
-    p.add_argument("--json-column", help="JSON-text column of --gt/--aio (default: json)")
-    p.add_argument("--gt-column", help="GT JSON-text column (default: json, or gt with --pairs)")
-    p.add_argument("--aio-column", help="AIO JSON-text column (default: json, or aio with --pairs)")
-    p.add_argument("--safety-column", help="numeric safety column of --gt or --pairs")
-    p.add_argument(
-        "--partitions", type=int, help="partitions (default: spark.sql.shuffle.partitions)"
-    )
-    p.add_argument("--chunk-rows", type=int, default=20_000, help="input rows per engine call")
-    p.add_argument("--master", help="Spark master when not run by spark-submit (e.g. local[4])")
-    p.add_argument("--out", required=True, help="output directory (any path Spark can write)")
-    p.add_argument("--strict", action="store_true", help="fail on the first bad record")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+# --- inputs of the command line (declared in cli.py) -----------------------------------------
 
 
 _FORMATS = {".parquet": "parquet", ".orc": "orc", ".ndjson": "json", ".jsonl": "json",
             ".json": "json"}
 
 
-def _read_source(spark: SparkSession, source: str, fmt: str | None) -> DataFrame:
+def read_source(spark: SparkSession, source: str, fmt: str | None) -> DataFrame:
     if source.startswith("table:"):
         return spark.table(source.removeprefix("table:"))
     fmt = fmt or _FORMATS.get(Path(source.rstrip("/")).suffix.lower(), "parquet")
     return spark.read.format(fmt).load(source)
 
 
-def _spark_score(args: argparse.Namespace) -> int:
-    import time
-
-    from pyspark.sql import SparkSession
-
-    from .cli import print_outcome
-    from .config import load_config
-
-    if args.pairs and (args.gt or args.aio):
-        print("jsoneval spark-score: error: give --pairs, or --gt and --aio", file=sys.stderr)
-        return 2
-    if not args.pairs and not (args.gt and args.aio):
-        print("jsoneval spark-score: error: give --gt and --aio, or --pairs", file=sys.stderr)
-        return 2
-    builder = SparkSession.builder.appName("jsoneval spark-score")
-    if args.master:
-        builder = builder.master(args.master)
-    spark = builder.getOrCreate()
-    config = load_config(args.config) if args.config else parse_config(None)
-    default = ("gt", "aio") if args.pairs else (args.json_column or "json",) * 2
-    columns = (args.gt_column or default[0], args.aio_column or default[1])
-    started = time.perf_counter()
-    if args.pairs:
-        gt, aio = _read_source(spark, args.pairs, args.format), None
-    else:
-        gt = _read_source(spark, args.gt, args.format)
-        aio = _read_source(spark, args.aio, args.format)
-    result = evaluate_spark(
-        gt, aio, config=config, id_field=args.id_field, json_column=columns,
-        safety_column=args.safety_column, num_partitions=args.partitions,
-        chunk_rows=args.chunk_rows, strict=args.strict,
-    )
-    result.write(args.out)
-    result.unpersist()
-    print_outcome(args, result, started, args.out)
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m jsoneval_polars.spark --gt ... --aio ... --out ...`` (the spark-score
-    options), for when the subcommand is not registered or under ``spark-submit``."""
-
-    parser = argparse.ArgumentParser(
-        prog="python -m jsoneval_polars.spark", description="jsoneval spark-score"
-    )
-    _add_spark_arguments(parser)
-    args = parser.parse_args(argv)
-    from .cli import run_command
-
-    return run_command(_spark_score, args)
-
-
 if __name__ == "__main__":
-    # run the package's copy of this module, so that the function shipped to the workers is
-    # pickled by reference to jsoneval_polars.spark, not by value from __main__
-    from jsoneval_polars.spark import main as _main
+    # ``python -m jsoneval_polars.spark ...`` is ``jsoneval spark-score ...`` (for spark-submit);
+    # run the package's copy of the CLI, so that the function shipped to the workers is pickled
+    # by reference to jsoneval_polars.spark, not by value from __main__
+    from jsoneval_polars.cli import main as _main
 
-    raise SystemExit(_main())
+    raise SystemExit(_main(["spark-score", *sys.argv[1:]]))

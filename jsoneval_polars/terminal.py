@@ -80,14 +80,11 @@ def attribute_table(result: Any) -> Table:
             )
         table.rows[-1].end_section = True
     tp, fp, fn, tn = (int(a[c].sum()) for c in ("tp", "fp", "fn", "tn"))
-    micro_p = tp / (tp + fp) if tp + fp else None
-    micro_r = tp / (tp + fn) if tp + fn else None
-    table.add_row("micro", str(tp), str(fp), str(fn), str(tn), _fmt(micro_p), _fmt(micro_r),
-                  _fmt(s.get("micro_f1")), str(tp + fn))
-    macro_p = a["precision"].drop_nulls().mean() if a.height else None
-    macro_r = a["recall"].drop_nulls().mean() if a.height else None
-    table.add_row("macro", "", "", "", "", _fmt(macro_p), _fmt(macro_r), _fmt(s.get("macro_f1")),
-                  "")
+    # every ratio comes from the summary (rates.finish), none is computed here
+    table.add_row("micro", str(tp), str(fp), str(fn), str(tn), _fmt(s.get("micro_precision")),
+                  _fmt(s.get("micro_recall")), _fmt(s.get("micro_f1")), str(tp + fn))
+    table.add_row("macro", "", "", "", "", _fmt(s.get("macro_precision")),
+                  _fmt(s.get("macro_recall")), _fmt(s.get("macro_f1")), "")
     if invented.height:
         table.add_row("macro w/o invented", "", "", "", "", "", "",
                       _fmt(s.get("macro_f1_without_invented")), "")
@@ -129,15 +126,11 @@ def print_summary(console: Console, result: Any, seconds: float | None = None) -
 
 
 def render_slices(table: pl.DataFrame, by: list[str]) -> Table:
-    """Micro precision/recall/F1 per slice, summed from the slice's attribute counts."""
-    per = (
-        table.group_by(by)
-        .agg(pl.col("tp", "fp", "fn").sum())
-        .with_columns(
-            (2 * pl.col("tp") / (2 * pl.col("tp") + pl.col("fp") + pl.col("fn"))).alias("micro_f1")
-        )
-        .sort(by, nulls_last=True)
-    )
+    """Micro precision/recall/F1 per slice, summed from the slice's attribute counts (null,
+    shown as -, where undefined)."""
+    from .rates import micro_rates
+
+    per = micro_rates(table, by)
     out = Table(title="per " + ", ".join(by), box=box.SIMPLE_HEAD, show_edge=False,
                 title_justify="left")
     out.add_column(", ".join(by), overflow="fold", ratio=1)
@@ -146,7 +139,7 @@ def render_slices(table: pl.DataFrame, by: list[str]) -> Table:
     for row in per.iter_rows(named=True):
         name = ", ".join(f"(no {c})" if row[c] is None else escape(row[c]) for c in by)
         out.add_row(Text(name), str(row["tp"]), str(row["fp"]), str(row["fn"]),
-                    _fmt(row["micro_f1"]))
+                    _fmt(row["f1"]))
     return out
 
 

@@ -35,6 +35,7 @@ settings.load_profile("deterministic")  # the plugin's --hypothesis-profile, whe
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "spark: runs on a local Spark session (needs pyspark)")
     if config.getoption("hypothesis_profile", None) == "explore":
         # Hypothesis bounds shrinking at 300 s per failure, a constant it does not expose as a
         # setting; shorter keeps an exploration run bounded.
@@ -80,3 +81,32 @@ def messy(tmp_path: Path) -> tuple[Path, Path]:
         ],
     )
     return gt, aio
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for the whole test run (getOrCreate: shared by every module that
+    asks for one), skipped when pyspark is absent. Small Arrow batches, so partitions arrive in
+    several batches."""
+    pytest.importorskip("pyspark", reason="pyspark is not installed: pip install -e '.[spark]'")
+    import os
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("jsoneval-tests")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "256")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -4,6 +4,7 @@ DuckDB table or query, and ``jsoneval sql``. Every test uses a real DuckDB datab
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -24,6 +25,7 @@ KEYS = {
     "attributes": ["attribute"],
     "alignments": ["doc_id", "list_path", "gt_index", "aio_index"],
     "errors": ["source", "doc_id", "line", "error"],
+    "counts": ["doc_id", "attribute"],
 }
 
 
@@ -84,7 +86,7 @@ def test_two_runs_side_by_side_with_prefixes(db, tmp_path):
 
 def test_register_reads_hive_partitioned_tables(db, tmp_path):
     out = run_a().write(tmp_path / "run")
-    (out / "fields.parquet").unlink()
+    shutil.rmtree(out / "fields")
     run_a().fields.write_parquet(out / "fields", partition_by="strategy")
     register(db, out)
     got = _fetch(db, "SELECT * FROM fields").select(run_a().fields.columns)
@@ -94,7 +96,7 @@ def test_register_reads_hive_partitioned_tables(db, tmp_path):
 
 def test_register_rejects_a_directory_that_is_not_a_run(db, tmp_path):
     (tmp_path / "documents.parquet").write_bytes(b"")
-    with pytest.raises(FileNotFoundError, match="missing fields.parquet.*summary.json"):
+    with pytest.raises(FileNotFoundError, match="missing fields/.*summary.json"):
         register(db, tmp_path)
 
 

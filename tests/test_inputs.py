@@ -91,7 +91,7 @@ def test_cli_accounting_line(messy, tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr == "jsoneval: run failed: 6 of 10 GT records are errors (see the errors table)\n"
     assert "read 10 GT and 7 AIO records; scored 5 documents (0 GT-only, 1 AIO-only)" in proc.stdout
-    errors = pl.read_parquet(tmp_path / "o" / "errors.parquet")
+    errors = pl.read_parquet(tmp_path / "o" / "errors" / "*.parquet")
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert errors.height == summary["n_errors"] + summary["n_warnings"] == 8 + 2
 

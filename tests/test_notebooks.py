@@ -54,7 +54,7 @@ def test_notebook_runs(path, tmp_path):
         svgs = [o for o in outputs if o.lstrip().startswith("<svg")]
         assert len(svgs) == 2 and all('class="bar"' in s for s in svgs)
         assert (tmp_path / "report.html").is_file()
-        assert (tmp_path / "results" / "fields.parquet").is_file()
+        assert (tmp_path / "results" / "fields" / "part-000000.parquet").is_file()
     if path.stem == "duckdb":
         from sample_runs import run_a
 

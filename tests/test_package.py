@@ -37,7 +37,7 @@ def test_readme_python_quickstart_runs(tmp_path, monkeypatch):
     attrs = {r["attribute"]: r for r in result.attributes.iter_rows(named=True)}
     assert attrs["line_items[].description"]["f1"] == 0.8
     assert attrs["line_items[].amount"]["tp"] == 1
-    assert (tmp_path / "results" / "fields.parquet").is_file()
+    assert (tmp_path / "results" / "fields" / "part-000000.parquet").is_file()
 
 
 def test_readme_opens_with_the_two_setup_commands():
@@ -58,8 +58,9 @@ def test_sample_scores_from_the_command_line(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "micro" in proc.stdout and "pass rate" in proc.stdout
     assert re.search(r"read \d+ GT and \d+ AIO records; scored \d+ documents", proc.stdout)
-    for name in ("documents", "fields", "attributes", "alignments", "errors"):
-        assert (tmp_path / f"{name}.parquet").is_file()
+    for name in ("documents", "fields", "attributes", "alignments", "errors", "counts"):
+        assert (tmp_path / name / "part-000000.parquet").is_file()
+    assert {"summary.json", "manifest.json"} <= {p.name for p in tmp_path.iterdir()}
 
 
 def test_score_with_semantic_cache_gives_the_same_result_twice(tmp_path):

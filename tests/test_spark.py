@@ -1,15 +1,15 @@
 """The Spark scale-out equals the single-machine engine (jsoneval_polars.spark).
 
-Every test runs on one real local Spark session (``local[2]``, created once per test run):
-the shared conformance cases, generated invoice data scored in 1 and 4 partitions (and in
-small chunks), bad input, the pairs-frame form, argument checks and the command line.
+Every test runs on one real local Spark session (``local[2]``, the ``spark`` fixture of
+conftest.py): generated invoice data scored in 1 and 4 partitions (and in small chunks), bad
+input, the pairs-frame form, argument checks and the command line. The conformance cases run
+through Spark with every other driver in test_drivers.py.
 Counts and strings must be equal; floats within 1e-9 (SPEC §12).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 import pytest
-from conformance import CASE_FILES, assert_matches_case, load_case, tables_as_dict
+from conformance import CASE_FILES, load_case
 from polars.testing import assert_frame_equal
 
 pytest.importorskip(
@@ -25,6 +25,7 @@ pytest.importorskip(
 )
 
 from jsoneval_polars import ConfigError, InputError, evaluate
+from jsoneval_polars.results import read_results
 from jsoneval_polars.spark import TABLE_SCHEMAS, evaluate_spark, spark_ddl
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,31 +38,6 @@ SORT_KEYS = {
     "alignments": ["doc_id", "list_path", "gt_index", "aio_index"],
     "errors": ["source", "doc_id", "error"],
 }
-
-
-@pytest.fixture(scope="session")
-def spark():
-    """One local Spark session for the whole test run (getOrCreate: shared with any other
-    module that asks for one). Small Arrow batches, so partitions arrive in several batches."""
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("jsoneval-tests")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "256")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -170,34 +146,6 @@ def test_import_does_not_load_pyspark():
     code = "import sys, jsoneval_polars.spark; print('pyspark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-
-
-@pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])
-def test_conformance_case(spark, path):
-    """Each shared case: the SPEC's expected values, and every table equal to the local run."""
-    case = load_case(path)
-    gt, aio = _case_frames(case)
-    safety = "safety" if "safety" in gt.columns else None
-    res = evaluate_spark(
-        _to_spark(spark, gt), _to_spark(spark, aio), config=case["config"],
-        safety_column=safety, num_partitions=2,
-    )
-    try:
-        tables = _spark_tables(res)
-        assert_matches_case(
-            tables_as_dict(
-                tables["documents"], tables["attributes"], res.summary, tables["alignments"],
-                tables["fields"],
-            ),
-            case["expected"],
-        )
-        local = evaluate(
-            gt.drop("safety", strict=False), aio, config=case["config"], json_column="json",
-            safety=gt.select("doc_id", "safety").drop_nulls() if safety else None,
-        )
-        _assert_equals_local(res, local)
-    finally:
-        res.unpersist()
 
 
 @pytest.fixture(scope="module")
@@ -355,15 +303,14 @@ def test_bad_arguments_fail_on_the_driver(spark):
         evaluate_spark(gt, gt, config={"fuzzy_treshold": 0.5})
 
 
-def test_command_line_spark_score(spark, tmp_path, monkeypatch, capsys):
-    """``jsoneval spark-score`` (registered through cli.COMMAND_MODULES) on Parquet inputs
-    writes the tables and prints the local engine's summary."""
+def test_command_line_spark_score(spark, tmp_path, capsys):
+    """``jsoneval spark-score`` on Parquet inputs writes the results layout and prints the
+    local engine's summary; ``read_results`` opens what it wrote."""
     from jsoneval_polars import cli
 
     gt, aio = _case_frames(load_case(CASE_FILES[0]))
     gt.drop("safety", strict=False).write_parquet(tmp_path / "gt.parquet")
     aio.write_parquet(tmp_path / "aio.parquet")
-    monkeypatch.setattr(cli, "COMMAND_MODULES", ("jsoneval_polars.spark",))
     out = tmp_path / "out"
     code = cli.main([
         "spark-score", "--gt", str(tmp_path / "gt.parquet"), "--aio", str(tmp_path / "aio.parquet"),
@@ -375,8 +322,10 @@ def test_command_line_spark_score(spark, tmp_path, monkeypatch, capsys):
     _assert_summary(printed, local.summary)
     written = pl.read_parquet(out / "documents" / "*.parquet")
     _assert_same(written, local.documents, ["doc_id"], "written documents")
-    summary_file = next((out / "summary").glob("part-*"))
-    assert json.loads(summary_file.read_text()) == printed
+    assert json.loads((out / "summary.json").read_text()) == printed
+    stored = read_results(out)
+    _assert_same(stored.counts, local.counts, ["doc_id", "attribute"], "stored counts")
+    assert json.loads((out / "manifest.json").read_text())["driver"] == "spark"
 
 
 def test_strict_mode_fails_on_the_first_bad_row(spark):

@@ -1,8 +1,6 @@
-"""The streaming, multi-process path (stream.score_files) equals a whole-dataset evaluate().
-
-Every value must be identical except float sums over many documents (an attribute's
-sum_similarity, hence mean_similarity), compared to 1e-12: they are added batch by batch here and
-in one pass there, and float addition is not associative.
+"""The files driver (stream.score_files): batches, scan chunks and worker processes give the
+tables of a whole-dataset evaluate() (compared by driver_runs.assert_same_run), messy input
+included; the results directory is replaced whole or not at all; ``--stream`` is a no-op.
 """
 
 from __future__ import annotations
@@ -16,33 +14,21 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from polars.testing import assert_frame_equal
+from driver_runs import Run, assert_same_run
 
 from jsoneval_polars import InputError, evaluate, load_config
 from jsoneval_polars import stream
+from jsoneval_polars.results import read_results
 from jsoneval_polars.stream import score_files
 
 SAMPLE = Path(str(resources.files("jsoneval_polars.sample")))
 CONFIG = load_config(SAMPLE / "config.json")
 
 
-def assert_same_run(whole, streamed) -> None:
-    for name in ("documents", "fields", "alignments", "attributes"):
-        a, b = getattr(whole, name), getattr(streamed, name)
-        assert_frame_equal(a, b, check_exact=False, rel_tol=1e-12, abs_tol=1e-12)
-        summed = {"sum_similarity", "mean_similarity"} if name == "attributes" else set()
-        exact = [c for c in a.columns if c not in summed]
-        assert_frame_equal(a.select(exact), b.select(exact), check_exact=True)
+def assert_same_files_run(whole, streamed) -> None:
+    """The one comparison of two runs (driver_runs.py), and the same error rows."""
+    assert_same_run(Run.of(streamed), Run.of(whole))
     assert sorted(whole.errors.rows(), key=repr) == sorted(streamed.errors.rows(), key=repr)
-    assert_same_summary(whole.summary, streamed.summary)
-
-
-def assert_same_summary(whole: dict, streamed: dict) -> None:
-    for key, value in whole.items():
-        if isinstance(value, float):
-            assert streamed[key] == pytest.approx(value, rel=1e-12), key
-        else:
-            assert streamed[key] == value, key
 
 
 @pytest.fixture
@@ -67,7 +53,7 @@ def test_stream_equals_whole_run(shuffled, tmp_path, monkeypatch, batch_size):
     whole = evaluate(gt, aio, config=CONFIG)
     streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2,
                            batch_size=batch_size)
-    assert_same_run(whole, streamed)
+    assert_same_files_run(whole, streamed)
     parts = sorted((tmp_path / "out" / "documents").glob("*.parquet"))
     sizes = [pl.read_parquet(p).height for p in parts]
     assert sum(sizes) == whole.documents.height
@@ -77,7 +63,7 @@ def test_stream_equals_whole_run(shuffled, tmp_path, monkeypatch, batch_size):
 def test_stream_messy_input_and_metadata(messy, tmp_path):
     gt, aio = messy
     streamed = score_files(gt, aio, tmp_path / "out", workers=2, batch_size=2)
-    assert_same_run(evaluate(gt, aio), streamed)
+    assert_same_files_run(evaluate(gt, aio), streamed)
 
 
 def test_stream_workers_share_the_recursion_limit(messy, tmp_path):
@@ -91,7 +77,7 @@ def test_stream_workers_share_the_recursion_limit(messy, tmp_path):
     finally:
         sys.setrecursionlimit(previous)
     assert "deep" in whole.documents["doc_id"].to_list()
-    assert_same_run(whole, streamed)
+    assert_same_files_run(whole, streamed)
 
 
 def test_stream_positional_pairing_without_ids(tmp_path):
@@ -99,7 +85,7 @@ def test_stream_positional_pairing_without_ids(tmp_path):
     aio = tmp_path / "aio.ndjson"
     gt.write_text('{"a": 1}\n{"a": 2}\n{"a": 3}\n')
     aio.write_text('{"a": 1}\nnot json\n{"a": 5}\n')
-    assert_same_run(evaluate(gt, aio), score_files(gt, aio, tmp_path / "o", batch_size=2))
+    assert_same_files_run(evaluate(gt, aio), score_files(gt, aio, tmp_path / "o", batch_size=2))
 
 
 def test_stream_metadata_columns(tmp_path):
@@ -111,7 +97,7 @@ def test_stream_metadata_columns(tmp_path):
     ))
     whole = evaluate(gt, aio, metadata=["model"])
     streamed = score_files(gt, aio, tmp_path / "o", metadata=["model"], batch_size=4)
-    assert_same_run(whole, streamed)
+    assert_same_files_run(whole, streamed)
     assert streamed.documents["model"].to_list() == whole.documents["model"].to_list()
 
 
@@ -126,13 +112,43 @@ def test_stream_empty_inputs(tmp_path):
     assert streamed.fields.columns == whole.fields.columns
 
 
-def test_stream_replaces_an_earlier_single_file_run(tmp_path):
+def test_a_run_replaces_every_table_of_an_earlier_layout(tmp_path):
+    """No leftover of a previous run survives, whatever layout it had; files that are not
+    part of a run are left alone."""
     gt, aio = SAMPLE / "gt.ndjson", SAMPLE / "aio.ndjson"
-    evaluate(gt, aio, config=CONFIG).write(tmp_path)
-    assert (tmp_path / "fields.parquet").is_file()
+    evaluate(gt, aio, config=CONFIG).fields.write_parquet(tmp_path / "fields.parquet")
+    (tmp_path / "summary" / "run_id=a").mkdir(parents=True)  # an older per-partition summary
+    (tmp_path / "summary" / "run_id=a" / "summary.json").write_text("{}")
+    (tmp_path / "attributes_by.parquet").write_bytes(b"")
+    (tmp_path / "notes.txt").write_text("mine")
+    labelled = tmp_path / "labelled.ndjson"
+    labelled.write_text("".join(
+        json.dumps({**json.loads(line), "model": f"m{i % 2}"}) + "\n"
+        for i, line in enumerate(aio.read_text().splitlines())
+    ))
+    score_files(gt, labelled, tmp_path, config=CONFIG, metadata=["model"],
+                partition_by="model", batch_size=100)
+    assert (tmp_path / "documents" / "model=m1").is_dir()
     streamed = score_files(gt, aio, tmp_path, config=CONFIG, batch_size=100)
-    assert not (tmp_path / "fields.parquet").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "alignments", "attributes", "counts", "documents", "errors", "fields", "labelled.ndjson",
+        "manifest.json", "notes.txt", "summary.json",
+    ]
+    assert not any(p.name.startswith("model=") for p in tmp_path.rglob("*"))
     assert streamed.fields.height == evaluate(gt, aio, config=CONFIG).fields.height
+
+
+def test_a_failed_run_leaves_the_previous_one_intact(tmp_path):
+    gt, aio = SAMPLE / "gt.ndjson", SAMPLE / "aio.ndjson"
+    bad = tmp_path / "bad.ndjson"
+    bad.write_text('{"doc_id": "1"}\n{broken\n')
+    first = score_files(gt, aio, tmp_path, config=CONFIG)
+    before = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    with pytest.raises(InputError):
+        score_files(bad, aio, tmp_path, config=CONFIG, strict=True)
+    after = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert after == before  # nothing half-written, no staging folder left
+    assert first.summary == read_results(tmp_path).summary
 
 
 def test_stream_rejects_what_it_cannot_stream(tmp_path):
@@ -157,22 +173,21 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, check=False)
 
 
-def test_cli_stream_matches_whole_run(shuffled, tmp_path):
+def test_cli_batches_match_one_whole_batch(shuffled, tmp_path):
     gt, aio = shuffled
     config = str(SAMPLE / "config.json")
-    streamed = _cli("score", "--gt", str(gt), "--aio", str(aio), "--config", config, "--out",
-                    str(tmp_path / "s"), "--stream", "--workers", "2", "--batch-size", "50",
-                    "--json")
+    batched = _cli("score", "--gt", str(gt), "--aio", str(aio), "--config", config, "--out",
+                   str(tmp_path / "s"), "--workers", "2", "--batch-size", "50", "--json")
     whole = _cli("score", "--gt", str(gt), "--aio", str(aio), "--config", config, "--out",
-                 str(tmp_path / "w"), "--json")
-    assert streamed.returncode == 0, streamed.stderr
-    assert_same_summary(json.loads(whole.stdout), json.loads(streamed.stdout))
-    assert pl.read_parquet(tmp_path / "s" / "fields" / "*.parquet").height == pl.read_parquet(
-        tmp_path / "w" / "fields.parquet"
-    ).height
+                 str(tmp_path / "w"), "--workers", "1", "--batch-size", "100000", "--json")
+    assert batched.returncode == 0, batched.stderr
+    assert json.loads(batched.stdout) == read_results(tmp_path / "s").summary
+    assert_same_run(Run.of(read_results(tmp_path / "s")), Run.of(read_results(tmp_path / "w")))
 
 
-def test_cli_stream_refuses_options_it_does_not_take(tmp_path):
-    proc = _cli("score", "--sample", "--out", str(tmp_path), "--stream", "--by", "model")
-    assert proc.returncode == 2
-    assert "--stream does not take --by" in proc.stderr
+def test_cli_stream_is_a_deprecated_no_op(tmp_path):
+    proc = _cli("score", "--sample", "--out", str(tmp_path / "a"), "--stream", "--json")
+    plain = _cli("score", "--sample", "--out", str(tmp_path / "b"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "--stream is deprecated and has no effect" in proc.stderr
+    assert json.loads(proc.stdout) == json.loads(plain.stdout)

@@ -12,7 +12,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from jsoneval_polars import evaluate, parse_config
+from jsoneval_polars import evaluate
+from jsoneval_polars.results import read_results
 
 GT = Path(__file__).resolve().parents[1] / "jsoneval_polars" / "sample" / "gt.ndjson"
 AIO = Path(__file__).resolve().parents[1] / "jsoneval_polars" / "sample" / "aio.ndjson"
@@ -75,10 +76,15 @@ def test_partitioned_write_is_a_hive_dataset_and_reruns_replace(labelled, tmp_pa
     assert sorted(p.name for p in (out / "fields").iterdir()) == [
         "run_id=__HIVE_DEFAULT_PARTITION__", "run_id=run-1", "run_id=run-2"
     ]
-    summary = json.loads((out / "summary" / "run_id=run-1" / "summary.json").read_text())
-    alone = r.documents.filter(pl.col("run_id") == "run-1")
-    assert summary["n_documents"] == alone.height
-    assert summary["mean_rqs"] == pytest.approx(alone["rqs"].mean(), abs=1e-12)
+    assert json.loads((out / "summary.json").read_text()) == r.summary  # the whole run
+    stored = read_results(out)
+    # attributes are stored per partition; the run's table is summed from the counts
+    per_run = pl.read_parquet(out / "attributes" / "**" / "*.parquet", hive_partitioning=True)
+    assert_frame_equal(per_run.sort("run_id", "attribute", nulls_last=True),
+                       r.attributes_by("run_id"), check_column_order=False, check_dtypes=False)
+    assert_frame_equal(stored.attributes, r.attributes, check_exact=False, abs_tol=1e-12)
+    assert_frame_equal(stored.documents.sort("doc_id"),  # read partition by partition
+                       r.documents.select(stored.documents.columns).sort("doc_id"))
     assert not [p for p in out.iterdir() if p.name.startswith(".jsoneval-")]
 
 
@@ -118,9 +124,11 @@ def test_cli_by_and_partition_by(labelled, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert "per model" in proc.stdout and "m-b" in proc.stdout
-    by = pl.read_parquet(tmp_path / "o" / "attributes_by.parquet")
+    by = pl.read_parquet(tmp_path / "o" / "attributes_by" / "*.parquet")
     assert set(by["model"]) == {"m-a", "m-b", "m-c", None}  # None: the GT-only document
-    assert (tmp_path / "o" / "documents" / "run_id=run-2" / "part-0.parquet").is_file()
+    assert (tmp_path / "o" / "documents" / "run_id=run-2" / "part-000000.parquet").is_file()
+    whole = evaluate(gt, aio, config=CONFIG, metadata=["model", "run_id"])
+    assert_frame_equal(by, whole.attributes_by("model"), check_exact=False, abs_tol=1e-12)
 
 
 def test_table_columns_are_metadata():
@@ -137,16 +145,7 @@ def test_table_columns_are_metadata():
 
 def test_batch_size_does_not_change_the_result():
     """Documents are scored in batches; tables and additive counts concatenate exactly."""
-    from jsoneval_polars.ingest import pair_inputs, safety_lookup
-    from jsoneval_polars.pipeline import score_pairs
-
-    cfg = parse_config(CONFIG)
-    results = []
-    for batch_size in (7, 100_000):
-        pairs = pair_inputs(GT, AIO)
-        safety = safety_lookup(None, pairs.doc_ids, pairs.gt, pairs.aio)
-        results.append(score_pairs(pairs, cfg, safety, batch_size=batch_size))
-    small, whole = results
+    small, whole = (evaluate(GT, AIO, config=CONFIG, batch_size=n) for n in (7, 100_000))
     for name in ("documents", "fields", "attributes", "alignments", "counts"):
         assert_frame_equal(getattr(small, name), getattr(whole, name), check_exact=False,
                            rel_tol=0, abs_tol=1e-12)

@@ -1,0 +1,177 @@
+"""The one results layout, written by every driver and read by every command.
+
+::
+
+    OUT/<table>/part-NNNNNN.parquet                  documents, fields, attributes,
+    OUT/<table>/<column>=<value>/part-NNNNNN.parquet  alignments, errors, counts
+    OUT/summary.json                                  the whole run (SPEC §7)
+    OUT/manifest.json                                 version, config, inputs, times, partition
+
+(plus ``attributes_by/`` when a run is sliced with ``by``). A run is written into a staging
+folder inside ``OUT`` and then swapped in: a failed run leaves the previous one intact, and
+during the swap ``summary.json``, which every reader requires, is removed first and put back
+last, so a half-swapped directory never looks complete. A new run replaces every table of the
+previous run, in this layout or an older one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import polars as pl
+
+from .config import Config
+
+#: The tables of a run, in the order the commands list them.
+TABLES = ("documents", "fields", "attributes", "alignments", "errors", "counts")
+SUMMARY_FILE, MANIFEST_FILE = "summary.json", "manifest.json"
+NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's (and Polars', DuckDB's) null folder
+_EXTRA_TABLES = ("attributes_by",)
+_OLD_ENTRIES = ("summary",)  # an older layout's per-partition summaries
+
+
+def partition_folder(column: str, value: str | None) -> str:
+    """``column=value``: null as Hive writes it; the value percent-encoded ('/' cannot appear)."""
+    return f"{column}={NULL_PARTITION if value is None else quote(str(value), safe='')}"
+
+
+def write_part(
+    staging: str | Path, table: str, frame: pl.DataFrame, part: int,
+    partition_by: str | None = None,
+) -> None:
+    """Write one part of a table: ``table/part-NNNNNN.parquet``, or one file per value of
+    ``partition_by`` under ``table/<column>=<value>/`` (the column lives in the folder name;
+    a frame without the column goes to the null partition)."""
+    folder, name = Path(staging) / table, f"part-{part:06d}.parquet"
+    if partition_by is None:
+        folder.mkdir(parents=True, exist_ok=True)
+        frame.write_parquet(folder / name)
+        return
+    if partition_by not in frame.columns:
+        frame = frame.with_columns(pl.lit(None, pl.String).alias(partition_by))
+    groups = (
+        frame.partition_by(partition_by, as_dict=True, maintain_order=True) if frame.height
+        else {(None,): frame}  # an empty part keeps the table's schema readable
+    )
+    for (value,), rows in groups.items():
+        target = folder / partition_folder(partition_by, value)
+        target.mkdir(parents=True, exist_ok=True)
+        rows.drop(partition_by).write_parquet(target / name)
+
+
+def check_partition_column(column: str, values: pl.Series, n_documents: int,
+                           attributes: Sequence[str]) -> None:
+    """A partition column no document has is a misspelt name (one Hive default partition
+    would hold the whole run): an error naming the closest top-level member."""
+    if n_documents and values.null_count() == values.len():
+        from .config import _hint
+        from .ingest import InputError
+
+        top = sorted({a.split(".")[0].split("[")[0] for a in attributes})
+        raise InputError(f"cannot partition by '{column}': none of the {n_documents} documents "
+                         f"has one.{_hint(column, top)}")
+
+
+def manifest(
+    *, driver: str, config: Config, inputs: Mapping[str, Any], n_read: Mapping[str, int],
+    started: datetime, partition_by: str | None, by: Sequence[str] = (),
+    **extra: Any,
+) -> dict[str, Any]:
+    """What ``manifest.json`` records about a run."""
+    from . import __version__
+
+    def describe(side: str) -> dict[str, Any]:
+        source = inputs.get(side)
+        path = str(source) if isinstance(source, str | os.PathLike) else None
+        entry: dict[str, Any] = {"path": path, "records": n_read.get(side, 0)}
+        if path is None:
+            entry["kind"] = None if source is None else type(source).__name__
+        elif Path(path).is_file():
+            entry["bytes"] = Path(path).stat().st_size
+        return entry
+
+    return {
+        "package": "jsoneval_polars",
+        "version": __version__,
+        "driver": driver,
+        "config": _plain(dataclasses.asdict(config)),
+        "inputs": {side: describe(side) for side in ("gt", "aio")},
+        "started": started.isoformat(),
+        "finished": now().isoformat(),
+        "partition_by": partition_by,
+        "by": list(by),
+        **extra,
+    }
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return str(value) if isinstance(value, str) else value
+    return str(value)
+
+
+class RunWriter:
+    """Writes one run into a staging folder of ``out``; :meth:`commit` swaps it in.
+
+    Use as a context manager: leaving it by an exception discards the staging folder.
+    Workers of other processes may write parts into :attr:`staging` with :func:`write_part`.
+    """
+
+    def __init__(self, out: str | Path, *, partition_by: str | None = None) -> None:
+        self.out = Path(out)
+        if self.out.exists() and not self.out.is_dir():
+            raise FileExistsError(f"results directory {str(self.out)!r} is a file")
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.staging = Path(tempfile.mkdtemp(prefix=".jsoneval-staging-", dir=self.out))
+        self.partition_by = partition_by
+
+    def __enter__(self) -> RunWriter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        shutil.rmtree(self.staging, ignore_errors=True)
+
+    def write(self, table: str, frame: pl.DataFrame, part: int = 0, *,
+              partitioned: bool = True) -> None:
+        """Write one part of ``table`` (in Hive folders when the run is partitioned, unless
+        ``partitioned`` is False: ``attributes_by`` is one table for the whole run)."""
+        write_part(self.staging, table, frame, part, self.partition_by if partitioned else None)
+
+    def commit(self, summary: Mapping[str, Any], manifest: Mapping[str, Any]) -> Path:
+        """Swap the staged tables in with ``summary.json`` and ``manifest.json``."""
+        for name, data in ((SUMMARY_FILE, summary), (MANIFEST_FILE, manifest)):
+            (self.staging / name).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        trash = self.staging / f".old-{uuid.uuid4().hex}"
+        trash.mkdir()
+        # the previous run stops looking complete before anything of it is replaced
+        for name in (SUMMARY_FILE, MANIFEST_FILE):
+            (self.out / name).unlink(missing_ok=True)
+        for name in (*TABLES, *_EXTRA_TABLES, *_OLD_ENTRIES):
+            for old in (self.out / name, self.out / f"{name}.parquet"):
+                if old.exists():
+                    os.replace(old, trash / old.name)
+        for entry in self.staging.iterdir():
+            if entry not in (trash,) and entry.name not in (SUMMARY_FILE, MANIFEST_FILE):
+                os.replace(entry, self.out / entry.name)
+        os.replace(self.staging / MANIFEST_FILE, self.out / MANIFEST_FILE)
+        os.replace(self.staging / SUMMARY_FILE, self.out / SUMMARY_FILE)  # complete from here
+        shutil.rmtree(self.staging, ignore_errors=True)
+        return self.out

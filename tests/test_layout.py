@@ -1,0 +1,139 @@
+"""One results layout (layout.py), written by every driver and opened by every reader.
+
+Plain and partitioned runs, from the in-memory and the files driver, are opened by
+``read_results``, DuckDB's ``read_parquet`` glob, ``jsoneval sql``, ``report`` and ``diff``;
+the stored counts of two halves, summed, give the attributes of scoring both at once.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+from sample_runs import AIO, GT, config_a
+
+from jsoneval_polars import __version__, evaluate
+from jsoneval_polars.rates import attribute_rates
+from jsoneval_polars.results import read_results
+from jsoneval_polars.stream import score_files
+
+TABLES = ("documents", "fields", "attributes", "alignments", "errors", "counts")
+
+
+def _labelled(tmp_path: Path) -> tuple[Path, Path]:
+    """The sample with a run_id on every AIO record ("1" or "2": digits stay strings)."""
+    lines = AIO.read_text().splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        rec = json.loads(line)
+        rec["run_id"] = str(1 + i % 2)
+        out.append(json.dumps(rec))
+    aio = tmp_path / "aio.ndjson"
+    aio.write_text("\n".join(out) + "\n")
+    return GT, aio
+
+
+def _write(driver: str, partition: str | None, out: Path, gt, aio) -> Path:
+    meta = ["run_id"]
+    if driver == "memory":
+        evaluate(gt, aio, config=config_a(), metadata=meta).write(out, partition_by=partition)
+    else:
+        score_files(gt, aio, out, config=config_a(), metadata=meta, partition_by=partition,
+                    batch_size=100, workers=1)
+    return out
+
+
+RUNS = [(d, p) for d in ("memory", "files") for p in (None, "run_id")]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("layout")
+    gt, aio = _labelled(base)
+    whole = evaluate(gt, aio, config=config_a(), metadata=["run_id"])
+    written = {
+        (d, p): _write(d, p, base / f"{d}-{p}", gt, aio) for d, p in RUNS
+    }
+    return whole, written
+
+
+@pytest.mark.parametrize("driver,partition", RUNS)
+def test_every_run_has_the_layout_and_reads_back(runs, driver, partition):
+    whole, written = runs
+    out = written[driver, partition]
+    names = {p.name for p in out.iterdir()}
+    assert names == {*TABLES, "summary.json", "manifest.json"}
+    for table in TABLES:
+        parts = list((out / table).rglob("*.parquet"))
+        assert parts and all(
+            (p.parent.name.startswith("run_id=") if partition else p.parent.name == table)
+            for p in parts
+        )
+    stored = read_results(out)
+    assert stored.summary == pytest.approx(whole.summary)
+    for table, keys in (("documents", ["doc_id"]), ("fields", ["doc_id", "path"]),
+                        ("counts", ["doc_id", "attribute"])):
+        got = getattr(stored, table).sort(keys)
+        want = getattr(whole, table).sort(keys)
+        assert got["run_id"].dtype == pl.String  # "1" is not read as a number
+        assert_frame_equal(got.select(want.columns), want, check_exact=False, abs_tol=1e-12)
+    assert_frame_equal(stored.attributes.select(whole.attributes.columns), whole.attributes,
+                       check_exact=False, abs_tol=1e-12)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["version"] == __version__
+    assert manifest["partition_by"] == partition
+    assert manifest["config"]["fuzzy_threshold"] == config_a().get("fuzzy_threshold", 0.85)
+    if driver == "files":
+        assert manifest["inputs"]["gt"] == {
+            "path": str(GT), "records": whole.summary["n_read_gt"], "bytes": GT.stat().st_size
+        }
+    assert manifest["started"] <= manifest["finished"]
+
+
+@pytest.mark.parametrize("driver,partition", RUNS)
+def test_duckdb_and_the_commands_open_every_run(runs, driver, partition, tmp_path):
+    whole, written = runs
+    out = written[driver, partition]
+    con = duckdb.connect()
+    glob = str(out / "fields" / "**" / "*.parquet")
+    n = con.sql(f"SELECT count(*) FROM read_parquet('{glob}', hive_partitioning = true)")
+    assert n.fetchall() == [(whole.fields.height,)]
+    sql = _cli("sql", str(out), "SELECT count(*) AS n FROM documents", "--json")
+    assert json.loads(sql.stdout) == [{"n": whole.documents.height}]
+    report = _cli("report", str(out), "--out", str(tmp_path / "r.html"))
+    assert report.returncode == 0, report.stderr
+    other = written["memory", None]
+    diff = _cli("diff", str(other), str(out), "--json")
+    assert diff.returncode == 0, diff.stderr
+    assert json.loads(diff.stdout)["n_changed_fields"] == 0
+
+
+def test_summed_halves_equal_the_whole(tmp_path):
+    """The stored counts of two runs, summed, give the attributes of scoring both at once."""
+    gt = [json.loads(x) for x in GT.read_text().splitlines()]
+    aio = [json.loads(x) for x in AIO.read_text().splitlines()]
+    ids = sorted({r["doc_id"] for r in gt} | {r["doc_id"] for r in aio})
+    first = set(ids[: len(ids) // 3])
+    for half, keep in (("a", lambda d: d in first), ("b", lambda d: d not in first)):
+        for side, recs in (("gt", gt), ("aio", aio)):
+            path = tmp_path / f"{half}-{side}.ndjson"
+            path.write_text("".join(json.dumps(r) + "\n" for r in recs if keep(r["doc_id"])))
+    score_files(tmp_path / "a-gt.ndjson", tmp_path / "a-aio.ndjson", tmp_path / "a",
+                config=config_a(), workers=1)
+    evaluate(tmp_path / "b-gt.ndjson", tmp_path / "b-aio.ndjson",
+             config=config_a()).write(tmp_path / "b")
+    counts = pl.concat([read_results(tmp_path / h).counts for h in ("a", "b")])
+    whole = evaluate(GT, AIO, config=config_a())
+    assert_frame_equal(attribute_rates(counts), whole.attributes, check_exact=False,
+                       abs_tol=1e-12)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "jsoneval_polars", *args],
+                          capture_output=True, text=True, check=False, timeout=300)

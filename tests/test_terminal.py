@@ -80,7 +80,7 @@ def test_ctrl_c_stops_with_one_line_and_keeps_the_previous_results(tmp_path):
     before = (out / "summary.json").read_text()
     p = subprocess.Popen(
         [*CLI, "score", "--gt", "gt.ndjson", "--aio", "aio.ndjson", "--out", str(out),
-         "--stream", "--batch-size", "2000", "--workers", "2"],
+         "--batch-size", "2000", "--workers", "2"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,  # its own process group, as a terminal's foreground job
     )

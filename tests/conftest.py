@@ -45,6 +45,17 @@ def pytest_configure(config):
             engine.MAX_SHRINKING_SECONDS = EXPLORE_SHRINK_SECONDS
 
 
+_RECURSION_LIMIT = sys.getrecursionlimit()
+
+
+@pytest.fixture(autouse=True)
+def _same_recursion_limit():
+    """Every test starts with the interpreter's recursion limit: it decides whether a deeply
+    nested document parses, and a library (seen after a Spark session) may have raised it."""
+    sys.setrecursionlimit(_RECURSION_LIMIT)
+    yield
+
+
 def _write(path: Path, lines: list[str]) -> Path:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

@@ -37,20 +37,15 @@ import polars as pl
 
 from .config import Config, ListMethod
 from .flatten import Flattened
+from .schemas import ALIGNMENTS
 from .similarity import capped_text, levenshtein_similarity
 
 _SCALAR_KINDS = ["null", "bool", "int", "float", "string"]
 _KEY = ["doc", "la", "pcanon"]  # list instance; la = list attribute id
 
-ALIGNMENT_SCHEMA = {
-    "doc": pl.UInt32,
-    "list_path": pl.String,
-    "gt_index": pl.Int32,
-    "aio_index": pl.Int32,
-    "similarity": pl.Float64,
-    "order_correct": pl.Boolean,
-    "order_score": pl.Float64,
-}
+#: The alignments table of a batch: the output table's columns, keyed by ``doc`` (the batch's
+#: document number) until the batch core attaches the doc ids.
+ALIGNMENT_SCHEMA = {"doc": pl.UInt32, **{c: t for c, t in ALIGNMENTS.items() if c != "doc_id"}}
 LEAF_COLUMNS = ["doc", "pid", "kind", "text", "is_null"]
 
 #: A greedy or optimal list instance with more (GT item, AIO item) pairs than this is aligned

@@ -10,17 +10,19 @@ import numpy as np
 import polars as pl
 
 from .config import Config
-from .similarity import CODE, IGNORE
-
-BUCKETS = (
-    "extra_keys",
-    "gt_null_aio_has_value",
-    "both_non_null",
-    "aio_missing_or_null",
+from .schemas import (
+    AIO_MISSING_OR_NULL,
+    BOTH_NON_NULL,
+    CODE,
+    EXTRA_KEYS,
+    FN,
+    FP,
+    FP_FN,
+    GT_NULL_AIO_HAS_VALUE,
+    IGNORE,
+    TN,
+    TP,
 )
-CELLS = ("TP", "TN", "FP", "FN", "FP+FN")
-EXTRA_KEYS, GT_NULL_AIO_HAS_VALUE, BOTH_NON_NULL, AIO_MISSING_OR_NULL = range(4)
-TP, TN, FP, FN, FP_FN = range(5)
 
 
 def pair_leaves(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:

@@ -26,31 +26,23 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from .align import ALIGNMENT_SCHEMA, align, encode
-from .classify import BUCKETS, CELLS, bucket_expr, cell_expr, decode, pair_leaves
+from .classify import bucket_expr, cell_expr, decode, pair_leaves
 from .config import Config
 from .counts import RunState, doc_attribute_counts, run_state
 from .flatten import flatten
-from .ingest import ERROR_SCHEMA, ErrorRows, Pairs
+from .ingest import ErrorRows, Pairs
 from .rates import document_rates
+from .schemas import BUCKETS, CELLS, DOCUMENTS, ERRORS, FIELDS, STRATEGIES
 from .scorers import Scorer
 from .similarity import (
-    STRATEGIES,
     long_text_warnings,
     path_strategies,
     score_fields,
     with_strategy,
 )
 
-DOCUMENT_COLUMNS = [
-    "doc_id", "completeness", "hallucination", "accuracy", "rqs", "macro_f1", "passed",
-    "n_gt_non_null", "n_both_non_null", "n_aio_missing_or_null", "n_extra_keys",
-    "n_gt_null_aio_has_value", "n_total_distinct", "n_scored", "n_correct",
-    "tp", "tn", "fp", "fn", "safety", "gt_present", "aio_present", "aio_parse_status",
-]
-FIELD_COLUMNS = [
-    "doc_id", "path", "attribute", "gt_value", "aio_value", "gt_kind", "aio_kind",
-    "gt_present", "aio_present", "bucket", "strategy", "similarity", "match", "cell",
-]
+DOCUMENT_COLUMNS = list(DOCUMENTS)
+FIELD_COLUMNS = list(FIELDS)
 #: The per-document tables of a batch (the ``counts`` table is per document and attribute).
 PER_DOCUMENT_TABLES = ("documents", "fields", "alignments", "counts")
 
@@ -156,7 +148,7 @@ def score_batch(
         how="horizontal",
     )
     documents = documents.select(*DOCUMENT_COLUMNS[:1], *meta_cols, *DOCUMENT_COLUMNS[1:])
-    error_table = pl.DataFrame(errors.rows, schema=ERROR_SCHEMA)
+    error_table = pl.DataFrame(errors.rows, schema=ERRORS)
     out = Batch(
         documents=documents,
         fields=pl.concat(

@@ -12,37 +12,24 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from .classify import (
+from .config import Config, Strategy
+from .flatten import path_keys
+from .schemas import (
+    ADDITIVE_COLUMNS,
     AIO_MISSING_OR_NULL,
     BOTH_NON_NULL,
     BUCKETS,
     CELLS,
+    COUNT_COLUMNS,
     EXTRA_KEYS,
     FN,
     FP,
     FP_FN,
     GT_NULL_AIO_HAS_VALUE,
+    IGNORE,
     TN,
+    TOTALS,
     TP,
-)
-from .config import Config, Strategy
-from .flatten import path_keys
-from .similarity import IGNORE
-
-COUNT_COLUMNS = (
-    "n_total_distinct",
-    "n_gt_non_null",
-    "n_both_non_null",
-    "n_aio_missing_or_null",
-    "n_extra_keys",
-    "n_gt_null_aio_has_value",
-    "n_scored",
-    "n_correct",
-    "tp",
-    "tn",
-    "fp",
-    "fn",
-    "n_similarity",
 )
 
 
@@ -152,24 +139,6 @@ def doc_attribute_counts(
 
 # --- the run state --------------------------------------------------------------------------
 
-#: Additive columns of a counts table: the integer counts and the similarity sum.
-ADDITIVE_COLUMNS = (*COUNT_COLUMNS, "sum_similarity")
-#: The one row of run totals: records read, documents, GT-only, AIO-only, error and warning
-#: rows, and each summary mean as its sum (the n is ``n_documents``).
-TOTALS_SCHEMA = {
-    "n_read_gt": pl.Int64,
-    "n_read_aio": pl.Int64,
-    "n_documents": pl.Int64,
-    "n_gt_only": pl.Int64,
-    "n_aio_only": pl.Int64,
-    "n_passed": pl.Int64,
-    "n_errors": pl.Int64,
-    "n_warnings": pl.Int64,
-    "sum_completeness": pl.Float64,
-    "sum_hallucination": pl.Float64,
-    "sum_accuracy": pl.Float64,
-    "sum_rqs": pl.Float64,
-}
 
 
 @dataclass(frozen=True)
@@ -178,7 +147,7 @@ class RunState:
 
     ``counts``: the additive columns per (key columns, attribute), where the key columns are
     ``doc_id`` and/or metadata columns (a driver drops ``doc_id`` before shipping a state);
-    ``totals``: one row of :data:`TOTALS_SCHEMA`. Two states merge by a group-by sum
+    ``totals``: one row of :data:`TOTALS`. Two states merge by a group-by sum
     (:func:`merge_states`); :func:`rates.finish` turns a state into the attribute table and
     the summary.
     """
@@ -209,7 +178,7 @@ def run_state(
 ) -> RunState:
     """The state of some documents: their ``counts`` (per doc and attribute, summed here per
     (``keys``, attribute)), their ``documents`` rows, error rows and records read per side."""
-    totals = {name: 0 for name in TOTALS_SCHEMA}
+    totals = {name: 0 for name in TOTALS}
     if documents is not None and documents.height:
         totals.update(documents.select(
             pl.len().alias("n_documents"),
@@ -230,7 +199,7 @@ def run_state(
             **{c: (pl.Float64 if c == "sum_similarity" else pl.Int64) for c in ADDITIVE_COLUMNS},
         })
     return RunState(_sum_by(counts, [k for k in keys if k in counts.columns]),
-                    pl.DataFrame([totals], schema=TOTALS_SCHEMA))
+                    pl.DataFrame([totals], schema=TOTALS))
 
 
 def merge_states(states: Iterable[RunState]) -> RunState:

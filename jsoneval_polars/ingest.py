@@ -19,17 +19,11 @@ from typing import Any, Literal
 import orjson
 import polars as pl
 
+from .schemas import ERRORS
+
 Side = Literal["gt", "aio"]
 ParseStatus = Literal["json", "code_block", "embedded", "invalid", "missing"]
 
-ERROR_SCHEMA = {
-    "source": pl.String,
-    "doc_id": pl.String,
-    "line": pl.Int64,
-    "error": pl.String,
-    "severity": pl.String,
-    "file": pl.String,
-}
 
 # A key in JSON text is a string followed by a colon; this over-counts (a string value may hold
 # '":'), never under-counts, so "no more matches than parsed keys" proves there is no duplicate.
@@ -381,6 +375,39 @@ def read_records(
 
 
 RECORD_SCHEMA = {"line": pl.Int64, "doc_id": pl.String, "has_id": pl.Boolean}
+
+
+def screen_keyed_rows(
+    rows: pl.DataFrame, id_field: str, null_messages: Mapping[str, str], *, strict: bool
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Rows of keyed records (columns ``side``, ``doc_id``, ``json``, ``row``) that can be
+    paired by id, and error rows for the rest (SPEC §9), as :func:`pair_records` reports them:
+    a null id, a null JSON cell (``null_messages[side]``), a doc_id repeated on one side (the
+    first row with JSON in input order is kept). The columnar form of the same rules, for
+    drivers that hold records as table rows (Spark's chunks)."""
+    no_id = pl.col("doc_id").is_null()
+    no_json = pl.col("json").is_null()
+    first = pl.when(~no_json).then(pl.col("row")).min().over("side", "doc_id")
+    checked = rows.with_columns(
+        pl.when(no_id)
+        .then(pl.lit(f"record has no '{id_field}'"))
+        .when(no_json)
+        .then(pl.col("side").replace_strict(dict(null_messages), return_dtype=pl.String))
+        .when(pl.col("row") != first)
+        .then(pl.format("duplicate {} '{}' (an earlier row has it); left out",
+                        pl.lit(id_field), pl.col("doc_id")))
+        .alias("error")
+    )
+    bad = checked.filter(pl.col("error").is_not_null())
+    if strict and bad.height:  # the first error raises, worded by the one error-row builder
+        first_bad = bad.row(0, named=True)
+        ErrorRows(strict).add(first_bad["side"], None, None, first_bad["doc_id"],
+                              first_bad["error"])
+    errors = bad.select(
+        pl.col("side").alias("source"), "doc_id", pl.lit(None, pl.Int64).alias("line"),
+        "error", pl.lit("error").alias("severity"), pl.lit(None, pl.String).alias("file"),
+    ).cast(ERRORS)
+    return checked.filter(pl.col("error").is_null()).drop("error"), errors
 
 
 def pair_records(

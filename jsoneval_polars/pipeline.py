@@ -14,9 +14,10 @@ import polars as pl
 from .config import Config, parse_config
 from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
-from .ingest import ERROR_SCHEMA, pair_inputs
+from .ingest import pair_inputs
 from .layout import TABLES, RunWriter, check_partition_column, manifest, now
 from .rates import attribute_rates, finish
+from .schemas import ERRORS
 from .scorers import Scorer
 
 BATCH_SIZE = 20_000  # document pairs scored together; bounds the intermediate tables
@@ -147,7 +148,7 @@ def evaluate(
     if safety is not None:
         pairs = pairs.with_safety(safety)
     clock.laps["read_parse"] = time.perf_counter() - t
-    pairing_errors = pl.DataFrame(pairs.errors, schema=ERROR_SCHEMA)
+    pairing_errors = pl.DataFrame(pairs.errors, schema=ERRORS)
     parts: dict[str, list[pl.DataFrame]] = {name: [] for name in PER_DOCUMENT_TABLES}
     parts["errors"] = [pairing_errors]
     states = [run_state(errors=pairing_errors, n_read=pairs.n_read)]
@@ -168,7 +169,7 @@ def evaluate(
     t = time.perf_counter()
     state = merge_states(states)
     attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
-    parts["errors"].append(pl.DataFrame(warnings, schema=ERROR_SCHEMA))
+    parts["errors"].append(pl.DataFrame(warnings, schema=ERRORS))
     tables = {name: pl.concat(frames) for name, frames in parts.items()}
     clock.laps["aggregate"] = clock.laps.get("aggregate", 0.0) + time.perf_counter() - t
     return Result(

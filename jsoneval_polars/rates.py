@@ -13,6 +13,7 @@ import polars as pl
 from .config import Config
 from .counts import RunState
 from .gate import name_warnings, warning_rows, with_run_check
+from .schemas import ATTRIBUTES
 
 
 def _ratio(num: pl.Expr, den: pl.Expr, empty: float | None) -> pl.Expr:
@@ -48,11 +49,7 @@ def attribute_rates(
                 "mean_similarity"
             ),
         )
-        .select(
-            *by, "attribute", "tp", "tn", "fp", "fn", "support", "precision", "recall", "f1",
-            "accuracy", "mean_similarity", "n_scored", "n_correct", "n_similarity",
-            "sum_similarity",
-        )
+        .select(*by, *ATTRIBUTES)
         .sort(*by, "attribute", nulls_last=True)
     )
 

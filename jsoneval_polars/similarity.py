@@ -12,16 +12,11 @@ import numpy as np
 import polars as pl
 
 from .config import Config, Strategy
+from .schemas import BOTH_NON_NULL, CODE, EXACT, FUZZY, IGNORE, NUMERIC, SEMANTIC, STRATEGIES
 from .scorers import TEXT_CAP, Scorer, resolve_scorer
 from .values import is_date_or_email, parse_number
 
 _TINY = 1e-12
-STRATEGIES = tuple(s.value for s in Strategy)
-EXACT, FUZZY, SEMANTIC, NUMERIC, IGNORE = (
-    STRATEGIES.index(s.value)
-    for s in (Strategy.EXACT, Strategy.FUZZY, Strategy.SEMANTIC, Strategy.NUMERIC, Strategy.IGNORE)
-)
-CODE = pl.UInt8
 
 
 def code(strategy: Strategy | str) -> pl.Expr:
@@ -196,7 +191,6 @@ def score_fields(
 
     Needs columns bucket and strategy (codes), gt_text, aio_text, gt_kind, aio_kind.
     """
-    from .classify import BOTH_NON_NULL
 
     scored = (pl.col("bucket") == BOTH_NON_NULL).fill_null(False)
     strategy = pl.col("strategy")

@@ -5,12 +5,12 @@ The single-machine engine runs unchanged on the workers; Spark only moves rows a
     GT rows ─┐ (doc_id, side, json, safety, row)
              ├─ union ─ repartition(doc_id) ─ sortWithinPartitions(doc_id) ─ mapInArrow ─┐
     AIO rows ┘                                                                          │
-       per chunk of whole documents: evaluate() on Polars frames  ◄─────────────────────┘
-       -> documents, fields, counts, alignments, errors rows (one tagged Arrow stream)
-    driver: counts ─ group_by(attribute).sum ─ rates.attribute_rates   (the engine's own code)
-            documents ─ sum / count ─ summary means, pass rate, status
+       per chunk of whole documents: the batch core (core.score_batch)  ◄───────────────┘
+       -> documents, fields, counts, alignments, errors rows and the chunk's run state
+          (one tagged Arrow stream)
+    driver: states ─ group_by sum ─ rates.finish   (the finish every driver calls)
 
-Every row of one ``doc_id`` lands in one partition, sorted together, so each engine call sees
+Every row of one ``doc_id`` lands in one partition, sorted together, so each batch sees
 whole documents; a partition is scored in chunks of about ``chunk_rows`` input rows, which
 bounds a worker's memory however large the partition. Per-document results do not depend on the
 other documents of a chunk, and ``counts`` is additive, so any partitioning gives the same
@@ -37,11 +37,13 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import schemas
 from .config import Config, parse_config
-from .counts import ADDITIVE_COLUMNS, COUNT_COLUMNS, TOTALS_SCHEMA, RunState, run_state
-from .ingest import ERROR_SCHEMA, InputError
-from .pipeline import Result, evaluate
+from .core import score_batch
+from .counts import RunState, run_state
+from .ingest import InputError, pair_inputs, screen_keyed_rows
 from .layout import RunWriter, manifest, now
+from .pipeline import Result
 from .rates import finish
 from .scorers import Scorer
 
@@ -49,60 +51,35 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
 
 # --- declared schemas -----------------------------------------------------------------------
-# Spark needs the output schema before any worker runs. These mirror the engine's tables
-# (SPEC §7; tests/test_spark.py fails if the engine's columns or types drift from them); the
-# workers cast the engine's Arrow output to them (Polars emits large_string, Spark wants string).
+# Spark needs the output schema before any worker runs: the tables declared in schemas.py, in
+# Arrow; the workers cast the engine's Arrow output to them.
 
-_TYPES = {
-    "string": pa.string(),
-    "double": pa.float64(),
-    "boolean": pa.bool_(),
-    "bigint": pa.int64(),
-    "int": pa.int32(),
+# Spark's Arrow types for the engine's dtypes (Polars emits large_string, Spark wants string)
+_ARROW_TYPES = {
+    pl.String: pa.string(),
+    pl.Float64: pa.float64(),
+    pl.Boolean: pa.bool_(),
+    pl.Int64: pa.int64(),
+    pl.Int32: pa.int32(),
 }
-_DDL = {v: k for k, v in _TYPES.items()}
+_DDL = {pa.string(): "string", pa.float64(): "double", pa.bool_(): "boolean",
+        pa.int64(): "bigint", pa.int32(): "int"}
 
 
-def _schema(spec: str) -> pa.Schema:
-    """``"name:type ..."`` with Spark SQL type names -> Arrow schema."""
-    pairs = (item.split(":") for item in spec.split())
-    return pa.schema([pa.field(name, _TYPES[kind]) for name, kind in pairs])
+def _arrow(columns: dict[str, pl.DataType]) -> pa.Schema:
+    """The Arrow schema Spark is given for a table declared in schemas.py."""
+    return pa.schema([pa.field(name, _ARROW_TYPES[dtype]) for name, dtype in columns.items()])
 
 
-DOCUMENTS_SCHEMA = _schema(
-    "doc_id:string completeness:double hallucination:double accuracy:double rqs:double "
-    "macro_f1:double passed:boolean n_gt_non_null:bigint n_both_non_null:bigint "
-    "n_aio_missing_or_null:bigint n_extra_keys:bigint n_gt_null_aio_has_value:bigint "
-    "n_total_distinct:bigint n_scored:bigint n_correct:bigint tp:bigint tn:bigint fp:bigint "
-    "fn:bigint safety:double gt_present:boolean aio_present:boolean aio_parse_status:string"
-)
-FIELDS_SCHEMA = _schema(
-    "doc_id:string path:string attribute:string gt_value:string aio_value:string "
-    "gt_kind:string aio_kind:string gt_present:boolean aio_present:boolean bucket:string "
-    "strategy:string similarity:double match:boolean cell:string"
-)
-COUNTS_SCHEMA = _schema(
-    "doc_id:string attribute:string "
-    + " ".join(f"{c}:bigint" for c in COUNT_COLUMNS)
-    + " sum_similarity:double"
-)
-ALIGNMENTS_SCHEMA = _schema(
-    "doc_id:string list_path:string gt_index:int aio_index:int similarity:double "
-    "order_correct:boolean order_score:double"
-)
-ERRORS_SCHEMA = _schema(
-    "source:string doc_id:string line:bigint error:string severity:string file:string"
-)
-ATTRIBUTES_SCHEMA = _schema(
-    "attribute:string tp:bigint tn:bigint fp:bigint fn:bigint support:bigint precision:double "
-    "recall:double f1:double accuracy:double mean_similarity:double n_scored:bigint "
-    "n_correct:bigint n_similarity:bigint sum_similarity:double"
-)
+DOCUMENTS_SCHEMA = _arrow(schemas.DOCUMENTS)
+FIELDS_SCHEMA = _arrow(schemas.FIELDS)
+COUNTS_SCHEMA = _arrow(schemas.COUNTS)
+ALIGNMENTS_SCHEMA = _arrow(schemas.ALIGNMENTS)
+ERRORS_SCHEMA = _arrow(schemas.ERRORS)
+ATTRIBUTES_SCHEMA = _arrow(schemas.ATTRIBUTES)
 # a chunk's run state (counts.RunState): its counts per attribute, and its row of totals
 STATE_SCHEMA = COUNTS_SCHEMA.remove(0)
-TOTALS_ARROW_SCHEMA = _schema(
-    " ".join(f"{c}:{'double' if t == pl.Float64 else 'bigint'}" for c, t in TOTALS_SCHEMA.items())
-)
+TOTALS_ARROW_SCHEMA = _arrow(schemas.TOTALS)
 
 TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "documents": DOCUMENTS_SCHEMA,
@@ -180,31 +157,33 @@ class _PartitionScorer:
         """The per-document tables of a chunk of whole documents, and its run state."""
         rows = pl.from_arrow(chunk).sort("row")
         n_read = dict(rows.group_by("side").len().iter_rows())
-        usable, errors = self._screen(rows)
+        # decided here, not by the engine: a chunk may hold one side only, where the engine
+        # would pair by position
+        usable, errors = screen_keyed_rows(rows, self.id_field, dict(self.null_messages),
+                                           strict=self.strict)
         states = [run_state(errors=errors, n_read=n_read)]
         if usable.height:
             gt, aio = (
                 usable.filter(pl.col("side") == side).select("doc_id", "json")
                 for side in ("gt", "aio")
             )
-            safety = None
+            pairs = pair_inputs(gt, aio, id_field="doc_id", json_column="json",
+                                strict=self.strict)
             if self.has_safety:
                 known = usable.filter(pl.col("safety").is_not_null())
-                safety = dict(zip(known["doc_id"], known["safety"], strict=True))
-            r = evaluate(
-                gt, aio, config=self.config, id_field="doc_id", json_column="json",
-                safety=safety, semantic_scorer=self.semantic_scorer, strict=self.strict,
-            )
+                pairs = pairs.with_safety(dict(zip(known["doc_id"], known["safety"], strict=True)))
+            # the batch core, not evaluate(): a chunk is a batch of the run, and only the
+            # driver's finish sees the whole run (its warnings, its status)
+            batch = score_batch(pairs, self.config, semantic_scorer=self.semantic_scorer,
+                                strict=self.strict)
+            pairing_errors = pl.DataFrame(pairs.errors, schema=schemas.ERRORS)
+            states += [run_state(errors=pairing_errors), batch.state]
             # a row position inside one chunk means nothing to the user: line is null;
             # records were counted above
-            errors = pl.concat(
-                [errors, r.errors.with_columns(pl.lit(None, pl.Int64).alias("line"))],
-                how="vertical_relaxed",
-            )
-            states.append(RunState(r.state.counts, r.state.totals.with_columns(
-                pl.lit(0, pl.Int64).alias("n_read_gt"), pl.lit(0, pl.Int64).alias("n_read_aio"))))
+            errors = pl.concat([errors, pairing_errors, batch.errors]).with_columns(
+                pl.lit(None, pl.Int64).alias("line"))
             for kind in ("documents", "fields", "counts", "alignments"):
-                frame = getattr(r, kind)
+                frame = getattr(batch, kind)
                 if frame.height:
                     yield _tagged(kind, frame)
         if errors.height:
@@ -213,47 +192,6 @@ class _PartitionScorer:
             if state.counts.height:
                 yield _tagged("state", state.counts)
             yield _tagged("totals", state.totals)
-
-    def _screen(self, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """Rows the engine can pair by id, and error rows for the rest (SPEC §9): a null id, a
-        null JSON cell, a doc_id repeated on one side (the first row in input order is kept).
-
-        These are decided here, not by the engine, because a chunk may hold one side only,
-        where the engine would pair by position.
-        """
-        null_messages = dict(self.null_messages)
-        no_id = pl.col("doc_id").is_null()
-        no_json = pl.col("json").is_null()
-        # the first row with JSON is kept, as the engine keeps the first record it reads
-        first = pl.when(~no_json).then(pl.col("row")).min().over("side", "doc_id")
-        repeated = pl.col("row") != first
-        bad = rows.with_columns(
-            pl.when(no_id)
-            .then(pl.lit(f"record has no '{self.id_field}'"))
-            .when(no_json)
-            .then(pl.col("side").replace_strict(null_messages, return_dtype=pl.String))
-            .when(repeated)
-            .then(
-                pl.format(
-                    "duplicate {} '{}' (an earlier row has it); left out",
-                    pl.lit(self.id_field),
-                    pl.col("doc_id"),
-                )
-            )
-            .alias("error")
-        )
-        errors = bad.filter(pl.col("error").is_not_null()).select(
-            pl.col("side").alias("source"),
-            "doc_id",
-            pl.lit(None, pl.Int64).alias("line"),
-            "error",
-            pl.lit("error").alias("severity"),
-            pl.lit(None, pl.String).alias("file"),
-        )
-        if self.strict and errors.height:
-            first = errors.row(0, named=True)
-            raise InputError(f"{first['source']} (doc_id {first['doc_id']!r}): {first['error']}")
-        return bad.filter(pl.col("error").is_null()), errors
 
 
 def _split_before_last_id(table: pa.Table) -> tuple[pa.Table, pa.Table]:
@@ -308,6 +246,9 @@ class SparkResult:
     summary: dict[str, Any]
     scored: DataFrame  # the persisted tagged stream the tables are selected from
     manifest: dict[str, Any] = field(default_factory=dict)
+    # the finish's warning rows (names that occur in no document): in ``errors``, not in scored
+    finish_warnings: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
+        schema=schemas.ERRORS))
 
     def unpersist(self) -> None:
         self.scored.unpersist()
@@ -320,6 +261,7 @@ class SparkResult:
             kind: stream.filter(pl.col("kind") == kind).select(pl.col(kind).struct.unnest())
             for kind in ("documents", "fields", "counts", "alignments", "errors")
         }
+        tables["errors"] = pl.concat([tables["errors"], self.finish_warnings])
         return Result(**tables, attributes=self.attributes, summary=dict(self.summary),
                       manifest=dict(self.manifest))
 
@@ -426,20 +368,21 @@ def evaluate_spark(
     sums = _to_polars(
         scored.where(kind.isin("state", "totals"))
         .groupBy(kind, F.col("state.attribute"))
-        .agg(*[F.sum(f"state.{c}").alias(c) for c in ADDITIVE_COLUMNS],
-             *[F.sum(f"totals.{c}").alias(c) for c in TOTALS_SCHEMA]),
+        .agg(*[F.sum(f"state.{c}").alias(c) for c in schemas.ADDITIVE_COLUMNS],
+             *[F.sum(f"totals.{c}").alias(c) for c in schemas.TOTALS]),
         _SUMS_SCHEMA,
     )
-    totals = sums.filter(pl.col("kind") == "totals").select(list(TOTALS_SCHEMA))
+    totals = sums.filter(pl.col("kind") == "totals").select(list(schemas.TOTALS))
     state = RunState(
-        sums.filter(pl.col("kind") == "state").select("attribute", *ADDITIVE_COLUMNS),
+        sums.filter(pl.col("kind") == "state").select("attribute", *schemas.ADDITIVE_COLUMNS),
         totals if totals.height else run_state().totals,  # no input rows at all
     )
     # the same finish as every driver; its warning rows join the errors table
     attributes, summary, warnings = finish(state, config=cfg)
     spark = rows.sparkSession
+    finish_warnings = pl.DataFrame(warnings, schema=schemas.ERRORS)
     if warnings:
-        arrow = pl.DataFrame(warnings, schema=ERROR_SCHEMA).to_arrow().cast(ERRORS_SCHEMA)
+        arrow = finish_warnings.to_arrow().cast(ERRORS_SCHEMA)
         tables["errors"] = tables["errors"].unionByName(
             spark.createDataFrame(arrow, schema=spark_ddl(ERRORS_SCHEMA)))
     attributes_spark = spark.createDataFrame(
@@ -451,6 +394,7 @@ def evaluate_spark(
         attributes_spark=attributes_spark,
         summary=summary,
         scored=scored,
+        finish_warnings=finish_warnings,
         manifest=manifest(driver="spark", config=cfg, inputs={}, started=started,
                           n_read={"gt": summary["n_read_gt"], "aio": summary["n_read_aio"]},
                           partition_by=None, num_partitions=partitions, chunk_rows=chunk_rows),

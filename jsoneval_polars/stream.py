@@ -41,7 +41,6 @@ from .config import Config, parse_config
 from .core import Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
 from .ingest import (
-    ERROR_SCHEMA,
     RECORD_SCHEMA,
     ErrorRows,
     InputError,
@@ -56,6 +55,7 @@ from .ingest import (
 from .layout import RunWriter, check_partition_column, manifest, now, write_part
 from .rates import attribute_rates, finish
 from .results import ResultTables, read_results
+from .schemas import ERRORS
 from .scorers import Scorer
 
 # pairs per batch: 1M pairs on 2 workers peak at 1.4 GB in all with 10k, 2.2 GB with 20k, at
@@ -134,7 +134,7 @@ def score_files(
         del records
         if safety_table is not None:
             plan = plan.join(safety_table, on="doc_id", how="left", maintain_order="left")
-        scan_errors = pl.DataFrame(rows + errors.rows, schema=ERROR_SCHEMA)
+        scan_errors = pl.DataFrame(rows + errors.rows, schema=ERRORS)
         clock.lap("scan", next_stage="score")
         size, n_pairs = balanced_batch_size(plan.height, batch_size, workers), plan.height
         task = _BatchTask(files, cfg, (gt_field, aio_field), metadata, str(writer.staging),
@@ -157,7 +157,7 @@ def score_files(
         t = time.perf_counter()
         state = merge_states(states)
         attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
-        error_parts.append(pl.DataFrame(warnings, schema=ERROR_SCHEMA))
+        error_parts.append(pl.DataFrame(warnings, schema=ERRORS))
         if partition_by:
             check_partition_column(partition_by, state.counts[partition_by],
                                    summary["n_documents"], attributes["attribute"])
@@ -391,7 +391,7 @@ class _BatchTask:
                                 strict=self.strict)
         for name in ("documents", "fields", "alignments", "counts"):
             write_part(self.staging, name, getattr(batch, name), number, self.partition_by)
-        pairing_errors = pl.DataFrame(pairs.errors, schema=ERROR_SCHEMA)
+        pairing_errors = pl.DataFrame(pairs.errors, schema=ERRORS)
         errors = pl.concat([pairing_errors, batch.errors])
         if self.partition_by:
             errors = errors.join(pairs.table.select("doc_id", self.partition_by), on="doc_id",

@@ -220,10 +220,13 @@ def test_bad_input_is_reported_not_lost(spark):
     """Bad rows become error rows (SPEC §9); the scored documents and the counts equal the
     local engine's, and every input row is accounted for."""
     gt, aio = _frame(BAD_GT), _frame(BAD_AIO)
-    local = evaluate(gt, aio, json_column="json")
-    res = evaluate_spark(_to_spark(spark, gt), _to_spark(spark, aio), num_partitions=3)
+    config = {"field_strategies": {"no_such_field": "NUMERIC"}}  # a warning row of the finish
+    local = evaluate(gt, aio, json_column="json", config=config)
+    res = evaluate_spark(_to_spark(spark, gt), _to_spark(spark, aio), num_partitions=3,
+                         config=config)
     try:
         tables = _spark_tables(res)
+        assert tables["errors"]["error"].str.contains("no_such_field").sum() == 1
         for name in ("documents", "fields", "counts", "alignments"):
             _assert_same(tables[name], getattr(local, name), SORT_KEYS[name], name)
         _assert_same(tables["attributes"], local.attributes, ["attribute"], "attributes")

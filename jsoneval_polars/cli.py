@@ -10,7 +10,6 @@ input files that cannot be read as a whole, an output that cannot be written); 3
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import importlib
 import json
@@ -37,19 +36,13 @@ class UsageError(Exception):
     """A command that cannot run as given (exit 2); the message is one line."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def _sample_path(name: str) -> Path:
     return Path(str(resources.files("jsoneval_polars.sample") / name))
 
 
-# Modules that add subcommands: each defines ``register(subparsers)``, which adds its parser
-# and sets ``func`` (args -> exit code) with ``set_defaults``. Engines they need (duckdb, a
-# browser) are imported inside ``func``, so ``jsoneval score`` stays light.
+# Modules that add subcommands: each defines ``register(group)``, which adds its Click
+# commands to the ``jsoneval`` group. Engines they need (duckdb, pyspark, a browser) are
+# imported when a command runs, so ``jsoneval score`` stays light.
 COMMAND_MODULES: tuple[str, ...] = (
     "jsoneval_polars.commands",
     "jsoneval_polars.runs_cli",
@@ -57,30 +50,9 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argparse parser of the registered subcommand modules (sql, diff, report, runs,
-    spark-score); the Click group below wraps each of them as a command."""
-    return _registered()[0]
-
-
-def _registered() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.ArgumentParser, str]]]:
-    parser = _Parser(prog="jsoneval", description="Score structured AI output (JSON).")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    helps: dict[str, str] = {}
-    add_parser = sub.add_parser
-
-    def recording_add_parser(name: str, **kwargs):  # the one-line help of each command
-        helps[name] = kwargs.get("help", "")
-        return add_parser(name, **kwargs)
-
-    sub.add_parser = recording_add_parser
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
-    return parser, {name: (parser, text) for name, text in helps.items()}
-
-
-class _Group(click.Group):
-    """The ``jsoneval`` group: a mistyped command gets a "did you mean"."""
+class CommandGroup(click.Group):
+    """A group of commands (``jsoneval``, ``jsoneval runs``): a mistyped command gets a "did
+    you mean"."""
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
         name = args[0] if args else None
@@ -91,7 +63,7 @@ class _Group(click.Group):
         return super().resolve_command(ctx, args)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"],
+@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"],
                                            "max_content_width": 100})
 @click.version_option(None, "--version", package_name="jsoneval_polars",
                       message="jsoneval %(version)s")
@@ -146,19 +118,11 @@ def sample_command(directory: str) -> int:
     return run_command(_sample, SimpleNamespace(dir=directory))
 
 
-def _add_registered_commands(group: click.Group) -> None:
-    """Each argparse subcommand of COMMAND_MODULES as a Click command that hands its arguments
-    to that parser (``-h`` shows the parser's own help)."""
-    for name, (parser, text) in _registered()[1].items():
-        def callback(args: tuple[str, ...], _name: str = name, _parser=parser) -> int:
-            parsed = _parser.parse_args([_name, *args])
-            return run_command(parsed.func, parsed)
-
-        group.add_command(click.Command(
-            name, help=text, callback=callback, add_help_option=False,
-            context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-            params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
-        ))
+def add_registered_commands(group: click.Group) -> click.Group:
+    """The group with the commands of every module of COMMAND_MODULES added."""
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(group)
+    return group
 
 
 SAMPLE_FILES = ("gt.ndjson", "aio.ndjson", "config.json")
@@ -177,7 +141,7 @@ def write_sample(directory: str | Path) -> list[Path]:
     return written
 
 
-def _sample(args: argparse.Namespace) -> int:
+def _sample(args: SimpleNamespace) -> int:
     gt, aio, config = write_sample(args.dir)
     print(f"wrote {gt}, {aio} and {config}; score them with\n"
           f"  jsoneval score --gt {gt} --aio {aio} --config {config} --out results/")
@@ -196,7 +160,7 @@ def _read_table(path: str) -> pl.DataFrame:
     return pl.read_ndjson(p)
 
 
-def _score(args: argparse.Namespace) -> int:
+def _score(args: SimpleNamespace) -> int:
     try:
         fail_under = parse_gate(args.fail_under) if args.fail_under else {}
     except ValueError as exc:
@@ -320,8 +284,7 @@ def _names(text: str | None) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (``jsoneval`` exits with it)."""
-    command = app
-    _add_registered_commands(command)
+    command = add_registered_commands(app)
     try:
         code = command.main(args=argv, prog_name="jsoneval", standalone_mode=False)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
@@ -349,7 +312,7 @@ def _closed_pipe() -> int:
     return EXIT_PIPE
 
 
-def run_command(func, args: argparse.Namespace) -> int:
+def run_command(func, args: SimpleNamespace) -> int:
     """Run a subcommand; every expected failure is one line on stderr and an exit code."""
     try:
         return func(args)

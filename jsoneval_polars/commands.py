@@ -1,6 +1,6 @@
 """Subcommands over stored runs: ``jsoneval sql``, ``jsoneval diff``, ``jsoneval report``.
 
-Registered through ``cli.COMMAND_MODULES``. Each command reads results directories written by
+Click commands, registered through ``cli.COMMAND_MODULES``. Each command reads results directories written by
 ``jsoneval score --out``; DuckDB and the report code are imported when the command runs.
 Exit codes as in :mod:`jsoneval_polars.cli`: 0 success, 2 bad usage (a directory that is not a
 results directory, a SQL error).
@@ -8,44 +8,71 @@ results directory, a SQL error).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
+from types import SimpleNamespace
+
+import click
 
 
-def register(sub) -> None:
-    sql = sub.add_parser(
-        "sql",
-        help="run a DuckDB SQL query over a results directory",
-        description="Run SQL over a run's tables: documents, fields, attributes, alignments, "
-        "errors and a one-row summary.",
-    )
-    sql.add_argument("results", help="results directory (jsoneval score --out)")
-    sql.add_argument("query", help='SQL, e.g. "SELECT attribute, f1 FROM attributes ORDER BY f1"')
-    fmt = sql.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print the rows as a JSON array")
-    fmt.add_argument("--csv", action="store_true", help="print the rows as CSV")
-    sql.add_argument("--database", help="a DuckDB file to open (read-only) to join your tables")
-    sql.add_argument("--max-rows", type=int, default=100,
-                     help="rows shown in the table output (default 100; -1 for all)")
-    sql.set_defaults(func=_sql)
+def register(group: click.Group) -> None:
+    """Add ``sql``, ``diff`` and ``report`` to the ``jsoneval`` group."""
+    for command in (sql, diff, report):
+        group.add_command(command)
 
-    diff = sub.add_parser(
-        "diff", help="compare two runs: changed fields, attribute and document deltas"
-    )
-    diff.add_argument("run_a", help="baseline results directory")
-    diff.add_argument("run_b", help="candidate results directory")
-    diff.add_argument("--out", help="write fields/attributes/documents.parquet and summary.json")
-    diff.add_argument("--top", type=int, default=10, help="attributes and documents listed (10)")
-    diff.add_argument("--json", action="store_true", help="print the diff summary as JSON")
-    diff.set_defaults(func=_diff)
 
-    report = sub.add_parser("report", help="write a self-contained HTML report of a run")
-    report.add_argument("results", help="results directory (jsoneval score --out)")
-    report.add_argument("--out", required=True, help="HTML file to write, e.g. report.html")
-    report.add_argument("--title", help="page title (default: jsoneval report)")
-    report.add_argument("--worst", type=int, default=10, help="worst documents listed (10)")
-    report.set_defaults(func=_report)
+def _run(func, **options) -> int:
+    from .cli import run_command
+
+    return run_command(func, SimpleNamespace(**options))
+
+
+@click.command(no_args_is_help=True)
+@click.argument("results")
+@click.argument("query")
+@click.option("--json", "json_", is_flag=True, help="print the rows as a JSON array")
+@click.option("--csv", is_flag=True, help="print the rows as CSV")
+@click.option("--database", help="a DuckDB file to open (read-only) to join your tables")
+@click.option("--max-rows", type=int, default=100, show_default=True,
+              help="rows shown in the table output (-1 for all)")
+def sql(**options) -> int:
+    """run a DuckDB SQL query over a results directory
+
+    RESULTS is a results directory (jsoneval score --out); QUERY is SQL over its tables
+    documents, fields, attributes, alignments, errors and a one-row summary, e.g.
+    "SELECT attribute, f1 FROM attributes ORDER BY f1".
+    """
+    if options["json_"] and options["csv"]:
+        raise click.UsageError("give --json or --csv, not both")
+    return _run(_sql, **options)
+
+
+@click.command(no_args_is_help=True)
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--out", help="write fields/attributes/documents.parquet and summary.json")
+@click.option("--top", type=int, default=10, show_default=True,
+              help="attributes and documents listed")
+@click.option("--json", "json_", is_flag=True, help="print the diff summary as JSON")
+def diff(**options) -> int:
+    """compare two runs: changed fields, attribute and document deltas
+
+    RUN_A is the baseline results directory, RUN_B the candidate.
+    """
+    return _run(_diff, **options)
+
+
+@click.command(no_args_is_help=True)
+@click.argument("results")
+@click.option("--out", required=True, help="HTML file to write, e.g. report.html")
+@click.option("--title", help="page title (default: jsoneval report)")
+@click.option("--worst", type=int, default=10, show_default=True, help="worst documents listed")
+def report(**options) -> int:
+    """write a self-contained HTML report of a run
+
+    RESULTS is a results directory (jsoneval score --out).
+    """
+    return _run(_report, **options)
 
 
 def _fail(message: str) -> int:
@@ -59,7 +86,7 @@ def _open(path: str):
     return read_results(path)
 
 
-def _sql(args: argparse.Namespace) -> int:
+def _sql(args: SimpleNamespace) -> int:
     import duckdb
     import polars as pl
 
@@ -72,7 +99,7 @@ def _sql(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     except duckdb.Error as exc:
         return _fail(f"SQL: {str(exc).splitlines()[0]}")
-    if args.json:
+    if args.json_:
         sys.stdout.write(frame.write_json() + "\n")
     elif args.csv:
         sys.stdout.write(frame.write_csv())
@@ -86,7 +113,7 @@ def _sql(args: argparse.Namespace) -> int:
     return 0
 
 
-def _diff(args: argparse.Namespace) -> int:
+def _diff(args: SimpleNamespace) -> int:
     from .diff import diff_runs, render_diff
 
     try:
@@ -96,7 +123,7 @@ def _diff(args: argparse.Namespace) -> int:
     result = diff_runs(a, b)
     if args.out:
         result.write(args.out)
-    if args.json:
+    if args.json_:
         print(json.dumps(result.summary))
     else:
         print(render_diff(result, top=args.top, name_a="A", name_b="B"))
@@ -106,7 +133,7 @@ def _diff(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(args: argparse.Namespace) -> int:
+def _report(args: SimpleNamespace) -> int:
     from .report import write_report
 
     try:

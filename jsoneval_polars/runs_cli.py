@@ -15,17 +15,20 @@ Python functions named in its help.
 
 from __future__ import annotations
 
-import argparse
+import functools
 import json
 import math
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import click
 import polars as pl
 
 from . import runs
+from .cli import CommandGroup
 from .ingest import InputError
 
 # --- reading and writing --------------------------------------------------------------------
@@ -204,7 +207,7 @@ def _ids(df: pl.DataFrame, limit: int | None = None) -> list[Any]:
     return []
 
 
-def _rubric(args: argparse.Namespace, lf: pl.LazyFrame) -> tuple[pl.DataFrame, dict, list[str]]:
+def _rubric(args: SimpleNamespace, lf: pl.LazyFrame) -> tuple[pl.DataFrame, dict, list[str]]:
     weights = parse_weights(args.weights)
     if not weights:
         raise UsageError("rubric needs --weights NAME=W,... (or --weights example)")
@@ -256,7 +259,7 @@ def _status(pass_rate: float) -> str:
     return pl.select(runs.health_status(pl.lit(pass_rate))).item()
 
 
-def _tools(args: argparse.Namespace, lf: pl.LazyFrame) -> tuple[pl.DataFrame, dict, list[str]]:
+def _tools(args: SimpleNamespace, lf: pl.LazyFrame) -> tuple[pl.DataFrame, dict, list[str]]:
     mapping = _expected_tools(args.expected_by_category) if args.expected_by_category else None
     table = runs.tool_choice(
         lf,
@@ -285,7 +288,7 @@ def _tools(args: argparse.Namespace, lf: pl.LazyFrame) -> tuple[pl.DataFrame, di
     return table, info, lines
 
 
-def _trajectory(args: argparse.Namespace, lf: pl.LazyFrame) -> tuple[pl.DataFrame, dict, list[str]]:
+def _trajectory(args: SimpleNamespace, lf: pl.LazyFrame) -> tuple[pl.DataFrame, dict, list[str]]:
     expected: str | list[str] = (
         _steps(args.expected_steps) if args.expected_steps else args.expected
     )
@@ -311,7 +314,7 @@ def _trajectory(args: argparse.Namespace, lf: pl.LazyFrame) -> tuple[pl.DataFram
 
 
 def _consistency(
-    args: argparse.Namespace, lf: pl.LazyFrame
+    args: SimpleNamespace, lf: pl.LazyFrame
 ) -> tuple[pl.DataFrame, dict, list[str]]:
     if not args.value:
         raise UsageError("consistency needs --value COLUMN (repeatable)")
@@ -357,7 +360,7 @@ def _consistency(
     return table, info, lines
 
 
-def _monitor(args: argparse.Namespace, lf: pl.LazyFrame) -> tuple[pl.DataFrame, dict, list[str]]:
+def _monitor(args: SimpleNamespace, lf: pl.LazyFrame) -> tuple[pl.DataFrame, dict, list[str]]:
     schema = lf.collect_schema()
     score = args.score
     if args.weights:
@@ -418,7 +421,7 @@ def _monitor(args: argparse.Namespace, lf: pl.LazyFrame) -> tuple[pl.DataFrame, 
     return table, info, lines
 
 
-Command = Callable[[argparse.Namespace, pl.LazyFrame], tuple[pl.DataFrame, dict, list[str]]]
+Command = Callable[[SimpleNamespace, pl.LazyFrame], tuple[pl.DataFrame, dict, list[str]]]
 COMMANDS: dict[str, Command] = {
     "rubric": _rubric,
     "tools": _tools,
@@ -428,7 +431,7 @@ COMMANDS: dict[str, Command] = {
 }
 
 
-def run_metric(args: argparse.Namespace) -> int:
+def run_metric(args: SimpleNamespace) -> int:
     prog = f"jsoneval runs {args.metric}"
     lf = read_runs(args.runs_file)
     try:
@@ -450,125 +453,105 @@ def run_metric(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- argparse -------------------------------------------------------------------------------
+# --- command line ---------------------------------------------------------------------------
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "runs_file", metavar="RUNS_FILE", help="runs table: NDJSON, JSON array, Parquet or CSV"
-    )
-    p.add_argument("--out", required=True, help="output table: .parquet, .ndjson or .csv")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--quiet", action="store_true", help="print nothing on success")
-    p.set_defaults(func=run_metric)
+def _metric_command(name: str, help: str):
+    """A ``jsoneval runs NAME`` command: RUNS_FILE, --out, --json, --quiet and the metric's
+    own options (the decorators below it), run by :func:`run_metric`."""
+
+    def decorate(options_of_metric):
+        @click.argument("runs_file", metavar="RUNS_FILE")
+        @click.option("--out", required=True, help="output table: .parquet, .ndjson or .csv")
+        @click.option("--json", is_flag=True, help="print the summary as JSON")
+        @click.option("--quiet", is_flag=True, help="print nothing on success")
+        @functools.wraps(options_of_metric)
+        def command(**options) -> int:
+            from .cli import run_command
+
+            # a repeatable option given no times is None, as the metric functions expect
+            given = {k: (list(v) or None) if isinstance(v, tuple) else v
+                     for k, v in options.items()}
+            return run_command(run_metric, SimpleNamespace(metric=name, **given))
+
+        command.__doc__ = f"{help}\n\nRUNS_FILE: runs table (NDJSON, JSON array, Parquet or CSV)."
+        return runs_group.command(name, no_args_is_help=True)(command)
+
+    return decorate
 
 
-def register(subparsers: Any) -> None:
+@click.group("runs", cls=CommandGroup)
+def runs_group() -> None:
+    """agent/rubric metrics over a table of runs
+
+    Agent, rubric, consistency and monitoring metrics over a table of runs.
+    """
+
+
+def register(group: click.Group) -> None:
     """Add ``jsoneval runs {rubric,tools,trajectory,consistency,monitor}``."""
-    parser = subparsers.add_parser(
-        "runs",
-        help="agent/rubric metrics over a table of runs",
-        description="Agent, rubric, consistency and monitoring metrics over a table of runs.",
-    )
-    sub = parser.add_subparsers(dest="metric", required=True, metavar="METRIC")
+    group.add_command(runs_group)
 
-    p = sub.add_parser(
-        "rubric", help="weighted rubric score, pass flag and band (runs.rubric_score)"
-    )
-    _common(p)
-    p.add_argument(
-        "--weights",
-        action="append",
-        metavar="NAME=W,...",
-        help="dimension weights, e.g. factual_accuracy=0.3,completeness=0.25; "
-        "'example' for the five rubric dimensions of examples/agent_runs (repeatable)",
-    )
-    p.add_argument("--threshold", type=float, default=0.7, help="passed = overall >= this (0.7)")
-    p.add_argument("--tag", action="append", help="keep runs carrying this tag (repeatable)")
-    p.add_argument("--tags-column", default="tags", help="list column of tags (tags)")
-    p.add_argument(
-        "--where",
-        action="append",
-        metavar="COLUMN=VALUE",
-        help="keep runs whose column equals the value (repeatable)",
-    )
 
-    p = sub.add_parser("tools", help="tool precision and recall per run (runs.tool_choice)")
-    _common(p)
-    p.add_argument("--used", default="tools_used", help="list column of tools used (tools_used)")
-    p.add_argument(
-        "--expected",
-        default="tools_expected",
-        help="list column of expected tools (tools_expected)",
-    )
-    p.add_argument(
-        "--expected-by-category",
-        metavar="FILE|example",
-        help="JSON file category -> expected tools, or 'example' (examples/agent_runs)",
-    )
-    p.add_argument("--category", default="category", help="category column (category)")
+_opt = click.option
+_WEIGHTS_HELP = ("dimension weights, e.g. factual_accuracy=0.3,completeness=0.25; 'example' for "
+                 "the five rubric dimensions of examples/agent_runs (repeatable)")
 
-    p = sub.add_parser("trajectory", help="0.6·Jaccard + 0.4·order score (runs.trajectory_match)")
-    _common(p)
-    p.add_argument("--actual", default="steps", help="list column of the steps taken (steps)")
-    p.add_argument(
-        "--expected",
-        default="expected_steps",
-        help="list column of the expected steps (expected_steps)",
-    )
-    p.add_argument(
-        "--expected-steps",
-        metavar="A,B,...|example",
-        help="one expected trajectory for every run, or 'example' (examples/agent_runs)",
-    )
-    p.add_argument(
-        "--no-pairs-order-score",
-        type=float,
-        default=0.0,
-        help="order score when no expected pair is present (0.0)",
-    )
 
-    p = sub.add_parser("consistency", help="same-model consistency or cross-model agreement")
-    _common(p)
-    p.add_argument(
-        "--value",
-        action="append",
-        metavar="COLUMN",
-        help="output column to compare across runs (repeatable)",
-    )
-    p.add_argument("--item", default="item_id", help="item column (item_id)")
-    p.add_argument("--model", default="model", help="model column (model)")
-    p.add_argument(
-        "--scale",
-        action="append",
-        metavar="NAME=LOW:HIGH",
-        help="range that normalizes a numeric column, e.g. credit_score=0:100",
-    )
-    p.add_argument("--ddof", type=int, default=0, help="standard deviation ddof (0)")
-    p.add_argument(
-        "--across-models",
-        action="store_true",
-        help="one row per item: agreement of the models (default: per item and model)",
-    )
+@_metric_command("rubric", "weighted rubric score, pass flag and band (runs.rubric_score)")
+@_opt("--weights", multiple=True, metavar="NAME=W,...", help=_WEIGHTS_HELP)
+@_opt("--threshold", type=float, default=0.7, show_default=True, help="passed = overall >= this")
+@_opt("--tag", multiple=True, help="keep runs carrying this tag (repeatable)")
+@_opt("--tags-column", default="tags", show_default=True, help="list column of tags")
+@_opt("--where", multiple=True, metavar="COLUMN=VALUE",
+      help="keep runs whose column equals the value (repeatable)")
+def _rubric_options(): ...
 
-    p = sub.add_parser("monitor", help="pass rate and status per time window (runs.monitor)")
-    _common(p)
-    p.add_argument("--time", default="ts", help="timestamp column (ts); ISO text is parsed")
-    p.add_argument("--every", default="1h", help="window length, Polars duration (1h)")
-    p.add_argument("--score", default="overall", help="score column (overall)")
-    p.add_argument("--passed", help="boolean pass column (default: score >= threshold)")
-    p.add_argument(
-        "--weights",
-        action="append",
-        metavar="NAME=W,...",
-        help="score runs with this rubric first (the score is then 'overall')",
-    )
-    p.add_argument("--threshold", type=float, default=0.7, help="pass threshold (0.7)")
-    p.add_argument("--sample-rate", type=float, default=1.0, help="share of runs sampled (1.0)")
-    p.add_argument("--seed", type=int, default=0, help="sampling seed (0)")
-    p.add_argument(
-        "--group-by",
-        action="append",
-        metavar="COLUMN",
-        help="windows per value of this column, e.g. model (repeatable)",
-    )
+
+@_metric_command("tools", "tool precision and recall per run (runs.tool_choice)")
+@_opt("--used", default="tools_used", show_default=True, help="list column of tools used")
+@_opt("--expected", default="tools_expected", show_default=True,
+      help="list column of expected tools")
+@_opt("--expected-by-category", metavar="FILE|example",
+      help="JSON file category -> expected tools, or 'example' (examples/agent_runs)")
+@_opt("--category", default="category", show_default=True, help="category column")
+def _tools_options(): ...
+
+
+@_metric_command("trajectory", "0.6·Jaccard + 0.4·order score (runs.trajectory_match)")
+@_opt("--actual", default="steps", show_default=True, help="list column of the steps taken")
+@_opt("--expected", default="expected_steps", show_default=True,
+      help="list column of the expected steps")
+@_opt("--expected-steps", metavar="A,B,...|example",
+      help="one expected trajectory for every run, or 'example' (examples/agent_runs)")
+@_opt("--no-pairs-order-score", type=float, default=0.0, show_default=True,
+      help="order score when no expected pair is present")
+def _trajectory_options(): ...
+
+
+@_metric_command("consistency", "same-model consistency or cross-model agreement")
+@_opt("--value", multiple=True, metavar="COLUMN",
+      help="output column to compare across runs (repeatable)")
+@_opt("--item", default="item_id", show_default=True, help="item column")
+@_opt("--model", default="model", show_default=True, help="model column")
+@_opt("--scale", multiple=True, metavar="NAME=LOW:HIGH",
+      help="range that normalizes a numeric column, e.g. credit_score=0:100")
+@_opt("--ddof", type=int, default=0, show_default=True, help="standard deviation ddof")
+@_opt("--across-models", is_flag=True,
+      help="one row per item: agreement of the models (default: per item and model)")
+def _consistency_options(): ...
+
+
+@_metric_command("monitor", "pass rate and status per time window (runs.monitor)")
+@_opt("--time", default="ts", show_default=True, help="timestamp column; ISO text is parsed")
+@_opt("--every", default="1h", show_default=True, help="window length, Polars duration")
+@_opt("--score", default="overall", show_default=True, help="score column")
+@_opt("--passed", help="boolean pass column (default: score >= threshold)")
+@_opt("--weights", multiple=True, metavar="NAME=W,...",
+      help="score runs with this rubric first (the score is then 'overall')")
+@_opt("--threshold", type=float, default=0.7, show_default=True, help="pass threshold")
+@_opt("--sample-rate", type=float, default=1.0, show_default=True, help="share of runs sampled")
+@_opt("--seed", type=int, default=0, show_default=True, help="sampling seed")
+@_opt("--group-by", multiple=True, metavar="COLUMN",
+      help="windows per value of this column, e.g. model (repeatable)")
+def _monitor_options(): ...

@@ -5,44 +5,55 @@ command). pyspark is imported when the command runs.
 
 from __future__ import annotations
 
-import argparse
 import time
+from types import SimpleNamespace
+
+import click
 
 from .cli import UsageError
 
 
-def register(sub) -> None:
+def register(group: click.Group) -> None:
     """Add ``jsoneval spark-score`` (for ``cli.COMMAND_MODULES``); pyspark loads on use."""
-    p = sub.add_parser(
-        "spark-score",
-        help="score GT/AIO tables with Apache Spark and write the result tables",
-        description="Score with Apache Spark. An input is a path (Parquet, ORC, or NDJSON "
-        "whose records hold an id and a JSON-text member) or table:NAME for a catalog table.",
-    )
-    p.add_argument("--gt", help="ground truth: path or table:NAME (id + JSON-text column)")
-    p.add_argument("--aio", help="AI output: path or table:NAME (id + JSON-text column)")
-    p.add_argument("--pairs", help="instead of --gt/--aio: one table with id, GT and AIO columns")
-    p.add_argument("--format", help="input format for paths: parquet, orc, json (NDJSON), ... "
-                   "(default: from the suffix, else parquet)")
-    p.add_argument("--config", help="config file (JSON, YAML or TOML)")
-    p.add_argument("--id-field", help="id column (default: the config's id_field, doc_id)")
-    p.add_argument("--json-column", help="JSON-text column of --gt/--aio (default: json)")
-    p.add_argument("--gt-column", help="GT JSON-text column (default: json, or gt with --pairs)")
-    p.add_argument("--aio-column", help="AIO JSON-text column (default: json, or aio with --pairs)")
-    p.add_argument("--safety-column", help="numeric safety column of --gt or --pairs")
-    p.add_argument("--partitions", type=int,
-                   help="partitions (default: sized to the input, at most "
-                   "spark.sql.shuffle.partitions)")
-    p.add_argument("--chunk-rows", type=int, default=20_000, help="input rows per engine call")
-    p.add_argument("--master", help="Spark master when not run by spark-submit (e.g. local[4])")
-    p.add_argument("--out", required=True, help="output directory (any path Spark can write)")
-    p.add_argument("--strict", action="store_true", help="fail on the first bad record")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--quiet", action="store_true", help="print nothing on success")
-    p.set_defaults(func=_spark_score)
+    group.add_command(spark_score)
 
 
-def _spark_score(args: argparse.Namespace) -> int:
+_opt = click.option
+
+
+@click.command("spark-score", no_args_is_help=True)
+@_opt("--gt", help="ground truth: path or table:NAME (id + JSON-text column)")
+@_opt("--aio", help="AI output: path or table:NAME (id + JSON-text column)")
+@_opt("--pairs", help="instead of --gt/--aio: one table with id, GT and AIO columns")
+@_opt("--format", help="input format for paths: parquet, orc, json (NDJSON), ... "
+      "(default: from the suffix, else parquet)")
+@_opt("--config", help="config file (JSON, YAML or TOML)")
+@_opt("--id-field", help="id column (default: the config's id_field, doc_id)")
+@_opt("--json-column", help="JSON-text column of --gt/--aio (default: json)")
+@_opt("--gt-column", help="GT JSON-text column (default: json, or gt with --pairs)")
+@_opt("--aio-column", help="AIO JSON-text column (default: json, or aio with --pairs)")
+@_opt("--safety-column", help="numeric safety column of --gt or --pairs")
+@_opt("--partitions", type=int,
+      help="partitions (default: sized to the input, at most spark.sql.shuffle.partitions)")
+@_opt("--chunk-rows", type=int, default=20_000, show_default=True,
+      help="input rows per batch of the engine")
+@_opt("--master", help="Spark master when not run by spark-submit (e.g. local[4])")
+@_opt("--out", required=True, help="output directory (any path Spark can write)")
+@_opt("--strict", is_flag=True, help="fail on the first bad record")
+@_opt("--json", is_flag=True, help="print the summary as JSON")
+@_opt("--quiet", is_flag=True, help="print nothing on success")
+def spark_score(**options) -> int:
+    """score GT/AIO tables with Apache Spark and write the result tables
+
+    An input is a path (Parquet, ORC, or NDJSON whose records hold an id and a JSON-text
+    member) or table:NAME for a catalog table.
+    """
+    from .cli import run_command
+
+    return run_command(_spark_score, SimpleNamespace(**options))
+
+
+def _spark_score(args: SimpleNamespace) -> int:
     if args.pairs and (args.gt or args.aio):
         raise UsageError("give --pairs, or --gt and --aio")
     if not args.pairs and not (args.gt and args.aio):

@@ -384,9 +384,8 @@ def test_cli_usage_errors_exit_2_and_bad_input_exit_1(tmp_path, capsys):
     bad.write_text('{"a": 1}\n{not json\n')
     code, _, err = _run(capsys, "runs", "rubric", str(bad), "--weights", "a=1", "--out", out)
     assert code == 1 and "bad.ndjson" in err
-    with pytest.raises(SystemExit) as exc:
-        main(["runs", "bogus", str(RUNS), "--out", out])
-    assert exc.value.code == 2
+    code, _, err = _run(capsys, "runs", "rubrc", str(RUNS), "--out", out)
+    assert code == 2 and "Did you mean 'rubric'?" in err and len(err.splitlines()) == 1
 
 
 def test_parse_weights():

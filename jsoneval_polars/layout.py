@@ -17,6 +17,7 @@ previous run, in this layout or an older one.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import shutil
@@ -55,7 +56,7 @@ def write_part(
     folder, name = Path(staging) / table, f"part-{part:06d}.parquet"
     if partition_by is None:
         folder.mkdir(parents=True, exist_ok=True)
-        frame.write_parquet(folder / name)
+        _write_parquet(frame, folder / name)
         return
     if partition_by not in frame.columns:
         frame = frame.with_columns(pl.lit(None, pl.String).alias(partition_by))
@@ -66,7 +67,17 @@ def write_part(
     for (value,), rows in groups.items():
         target = folder / partition_folder(partition_by, value)
         target.mkdir(parents=True, exist_ok=True)
-        rows.drop(partition_by).write_parquet(target / name)
+        _write_parquet(rows.drop(partition_by), target / name)
+
+
+def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
+    """Polars reports a failed write (a full disk, a file size limit) as a Polars error; it is
+    an OSError naming the file here, so every command reports it as an output error."""
+    try:
+        frame.write_parquet(path)
+    except pl.exceptions.PolarsError as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise OSError(errno.EIO, reason.rpartition("IO error: ")[2], str(path)) from None
 
 
 def check_partition_column(column: str, values: pl.Series, n_documents: int,

@@ -137,3 +137,26 @@ def test_summed_halves_equal_the_whole(tmp_path):
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "jsoneval_polars", *args],
                           capture_output=True, text=True, check=False, timeout=300)
+
+
+def _limit_file_size() -> None:
+    """A file size limit makes every write past 20 kB fail as a full disk would (EFBIG; Python
+    ignores the SIGXFSZ that would otherwise kill the process)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+
+
+def test_a_failed_write_exits_2_in_one_line_and_keeps_the_previous_run(tmp_path):
+    out = tmp_path / "run"
+    cli = [sys.executable, "-m", "jsoneval_polars", "score", "--sample", "--out", str(out)]
+    subprocess.run([*cli, "--quiet"], check=True)
+    before = (out / "summary.json").read_text()
+    proc = subprocess.run(cli, capture_output=True, text=True, preexec_fn=_limit_file_size)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "File too large" in proc.stderr
+    assert ".parquet" in proc.stderr  # names the file it could not write
+    assert (out / "summary.json").read_text() == before
+    assert sorted(p.name for p in out.iterdir()) == sorted([*TABLES, "summary.json",
+                                                            "manifest.json"])
+    assert read_results(out).documents.height == json.loads(before)["n_documents"]

@@ -17,7 +17,6 @@ import argparse
 import cProfile
 import dataclasses
 import importlib
-import importlib.util
 import io
 import itertools
 import pstats
@@ -44,23 +43,18 @@ def _records(path: Path, n: int) -> list[dict]:
 
 def _package(ref: str | None, name: str):
     """The pipeline module of a copy of the package: the working tree's (``ref`` None) or the
-    one committed at ``ref``. Copies keep a run apart from edits made meanwhile; flattening is
-    served from tables made beforehand (only the back end is timed here), but the package imports
-    its native module, so the working tree's build is copied in (an older ref's C kernel is
-    left out: its Python walker imports without it)."""
+    one committed at ``ref``. Copies keep a run apart from edits made meanwhile, and leave out
+    compiled extensions (the Python walker flattens: only the back end is timed here)."""
     tmp = Path(tempfile.mkdtemp(prefix="backend-"))
     if ref is None:
         shutil.copytree(ROOT / "jsoneval_polars", tmp / "jsoneval_polars",
-                        ignore=shutil.ignore_patterns("__pycache__"))
+                        ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     else:
         archive = subprocess.run(
             ["git", "-C", str(ROOT), "archive", ref, "jsoneval_polars"],
             check=True, capture_output=True,
         ).stdout
         subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
-    built = importlib.util.find_spec("jsoneval_polars._native").origin  # installed or in place
-    if not (tmp / "jsoneval_polars" / Path(built).name).exists():
-        shutil.copy(built, tmp / "jsoneval_polars")
     (tmp / "jsoneval_polars" / "_flatten.py").write_text(
         'raise ImportError("benchmark copy: no compiled kernel")\n'
     )

@@ -500,26 +500,73 @@ def _block_bytes(args: tuple[int, int, int, int]) -> tuple[bytes, bytes]:
     return b"\n".join(gts) + b"\n", b"\n".join(aios) + b"\n"
 
 
-def write_ndjson(n: int, seed: int, out: str | Path, *, workers: int = 1) -> tuple[Path, Path]:
-    """Write ``out/gt.ndjson`` and ``out/aio.ndjson`` block by block (constant memory)."""
+def write_ndjson(
+    n: int, seed: int, out: str | Path, *, workers: int = 1, shuffle: bool = False
+) -> tuple[Path, Path]:
+    """Write ``out/gt.ndjson`` and ``out/aio.ndjson`` block by block (constant memory).
+
+    ``shuffle`` writes each file in its own random order (the same documents): every line goes
+    to one of :data:`PILES` pile files at random (a different draw per side), then each pile is
+    shuffled in memory and appended, so memory stays at one pile (n / PILES lines).
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tasks = [(seed, b, b * BLOCK, min(n, (b + 1) * BLOCK)) for b in range((n + BLOCK - 1) // BLOCK)]
     gt_path, aio_path = out / "gt.ndjson", out / "aio.ndjson"
+    piles = _Piles(out, seed) if shuffle else None
     with open(gt_path, "wb") as fg, open(aio_path, "wb") as fa:
+
+        def put(g: bytes, a: bytes) -> None:
+            if piles:
+                piles.add(g, a)
+            else:
+                fg.write(g)
+                fa.write(a)
+
         if workers > 1:
             from multiprocessing import Pool
 
             with Pool(workers) as pool:
                 for g, a in pool.imap(_block_bytes, tasks, chunksize=1):
-                    fg.write(g)
-                    fa.write(a)
+                    put(g, a)
         else:
             for task in tasks:
-                g, a = _block_bytes(task)
-                fg.write(g)
-                fa.write(a)
+                put(*_block_bytes(task))
+        if piles:
+            piles.drain(fg, fa)
     return gt_path, aio_path
+
+
+PILES = 64
+
+
+class _Piles:
+    """The two-pass shuffle of :func:`write_ndjson` (a random pile per line, then each pile
+    shuffled): GT and AIO draw from different generators, so their orders differ."""
+
+    def __init__(self, out: Path, seed: int) -> None:
+        self.dir = out / "piles"
+        self.dir.mkdir(exist_ok=True)
+        self.rngs = [random.Random(f"shuffle:{seed}:{side}") for side in ("gt", "aio")]
+        # open until drain(): 2 x PILES files written line by line
+        self.files = [[open(self.dir / f"{side}-{k}", "wb") for k in range(PILES)]  # noqa: SIM115
+                      for side in ("gt", "aio")]
+
+    def add(self, *sides: bytes) -> None:
+        for rng, files, data in zip(self.rngs, self.files, sides, strict=True):
+            lines = data.splitlines(keepends=True)
+            for line, k in zip(lines, rng.choices(range(PILES), k=len(lines)), strict=True):
+                files[k].write(line)
+
+    def drain(self, *targets) -> None:
+        for rng, files, target in zip(self.rngs, self.files, targets, strict=True):
+            for f in files:
+                f.close()
+                lines = Path(f.name).read_bytes().splitlines(keepends=True)
+                rng.shuffle(lines)
+                target.writelines(lines)
+                os.unlink(f.name)
+        self.dir.rmdir()
 
 
 SAMPLE_SEED = 20240301
@@ -575,6 +622,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--workers", type=int, default=1, help="processes (output is identical)")
+    p.add_argument("--shuffle", action="store_true",
+                   help="write each file in its own random order (same documents)")
     p.add_argument("--sample", action="store_true",
                    help=f"write the bundled sample ({SAMPLE_N} pairs, seed {SAMPLE_SEED}, plus "
                    "hand-made awkward documents) instead; --n and --seed are ignored")
@@ -584,7 +633,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote the sample to {gt_path} and {aio_path}", file=sys.stderr)
         return 0
     t0 = time.perf_counter()
-    gt_path, aio_path = write_ndjson(args.n, args.seed, args.out, workers=args.workers)
+    gt_path, aio_path = write_ndjson(args.n, args.seed, args.out, workers=args.workers,
+                                     shuffle=args.shuffle)
     dt = time.perf_counter() - t0
     mb = (os.path.getsize(gt_path) + os.path.getsize(aio_path)) / 1e6
     print(

@@ -412,7 +412,7 @@ def screen_keyed_rows(
 
 def pair_records(
     gt: pl.DataFrame, aio: pl.DataFrame, id_field: str, files: Mapping[str, str | None],
-    errors: ErrorRows,
+    errors: ErrorRows, *, by_id: bool | None = None,
 ) -> pl.DataFrame:
     """The pairing (SPEC §9): one row per document pair, in order (GT order, then AIO-only
     records), with ``doc_id`` and, per side, the side's other record columns prefixed
@@ -421,10 +421,13 @@ def pair_records(
     ``gt`` and ``aio`` hold one row per record in line order: :data:`RECORD_SCHEMA` plus any
     payload columns (a position, a byte offset). When both sides carry ids, records pair by
     id; a record without an id and a repeated id (the first occurrence wins) become error rows.
-    Otherwise records pair by position.
+    Otherwise records pair by position. ``by_id`` decides instead when given (a part of a
+    larger input, pair_plan.py: the whole input's sides decide).
     """
     payload = [c for c in gt.columns if c not in ("doc_id", "has_id")]
-    if gt["has_id"].any() and aio["has_id"].any():
+    if by_id is None:
+        by_id = bool(gt["has_id"].any() and aio["has_id"].any())
+    if by_id:
         kept = {}
         for side, table in (("gt", gt), ("aio", aio)):
             with_id = table.filter(pl.col("doc_id").is_not_null()).with_columns(

@@ -6,8 +6,11 @@ has started its threads can deadlock); small inputs are scored in this process:
 
 1. *scan*: each worker parses a byte range of a file and returns, per record, only its line,
    byte offset, length and doc_id (and the error rows of lines that are not records). The main
-   process pairs the ids with :func:`ingest.pair_records`, the pairing every driver uses, and
-   cuts the pairs into batches.
+   process hands them to a :class:`pair_plan.PairPlan`, which pairs the ids with
+   :func:`ingest.pair_records`, the pairing every driver uses: at once for small inputs, in
+   hash buckets spilled to disk beyond a million records a side, so memory does not grow with
+   the input. The plan is cut into batches bucket by bucket, a few batches in flight per
+   worker.
 2. *score*: each worker reads the records of one batch back by offset
    (:func:`ingest.read_records_at`), pairs them (:func:`ingest.build_pairs`), runs the batch
    core (:func:`core.score_batch`), writes the batch's per-document tables as parts of the
@@ -15,12 +18,14 @@ has started its threads can deadlock); small inputs are scored in this process:
 
 The main process merges the states and finishes them (:func:`rates.finish`), exactly as
 :func:`evaluate` does, so the tables equal a whole-dataset run (tests/test_drivers.py); only
-the order of error rows differs (scan errors first, then each batch's). Parsing twice costs
+the order of rows differs (scan and pairing errors first, then each batch's; spilled, the
+documents come bucket by bucket). Parsing twice costs
 about 3 µs per document (orjson) and buys the exact pairing without holding the documents.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import itertools
@@ -48,11 +53,11 @@ from .ingest import (
     build_pairs,
     check_metadata_names,
     iter_records,
-    pair_records,
     read_records_at,
     take_metadata,
 )
 from .layout import RunWriter, check_partition_column, manifest, now, write_part
+from .pair_plan import SIDES, PairPlan
 from .rates import attribute_rates, finish
 from .results import ResultTables, read_results
 from .schemas import ERRORS
@@ -106,54 +111,67 @@ def score_files(
     safety_table = _safety_table(safety)
     started_at = now()
     clock = Clock(progress)
-    with RunWriter(out, partition_by=partition_by) as writer, _pool(workers) as pool:
+    spill_parent = Path(out).absolute().parent
+    with (PairPlan(spill_parent) as pairing,
+          RunWriter(out, partition_by=partition_by) as writer, _pool(workers) as pool):
         clock.start("scan")
-        scans = {
-            side: [
-                pool.submit(_scan_chunk, str(path), side, start, stop, first_line,
-                            id_field, field, strict)
-                for start, stop, first_line in _chunks(path, pool)
-            ]
-            for side, path, field in (("gt", files["gt"], gt_field),
-                                      ("aio", files["aio"], aio_field))
-        }
-        records, rows = {}, []
-        for side in ("gt", "aio"):
-            parts = [f.result() for f in scans[side]]
-            records[side] = (pl.concat([p[0] for p in parts]) if parts
-                             else pl.DataFrame(schema=_SCAN_SCHEMA))
-            rows += [row for p in parts for row in p[1]]
+        chunks = {side: _chunks(files[side], pool) for side in SIDES}
+        pairing.expect(max(n for _, n in chunks.values()))
+        fields = {"gt": gt_field, "aio": aio_field}
+        # submitted alternately and taken in that order, so that finished chunks do not wait
+        # long in this process; each side's chunks reach the plan in line order
+        scans = [
+            (side, pool.submit(_scan_chunk, str(files[side]), side, start, stop, first_line,
+                               id_field, fields[side], strict))
+            for pair in itertools.zip_longest(*(
+                [(side, *bounds) for bounds in chunks[side][0]] for side in SIDES))
+            for side, start, stop, first_line in filter(None, pair)
+        ]
+        rows: list[dict] = []
+        while scans:
+            side, future = scans.pop(0)
+            table, chunk_rows = future.result()
+            pairing.add(side, table)
+            rows += chunk_rows
         n_read = {
-            side: records[side].height
+            side: pairing.n_records[side]
             + sum(1 for e in rows if e["source"] == side and e["severity"] == "error")
-            for side in ("gt", "aio")
+            for side in SIDES
         }
         errors = ErrorRows(strict)
-        names = {side: str(path) for side, path in files.items()}
-        plan = pair_records(records["gt"], records["aio"], id_field, names, errors)
-        del records
-        if safety_table is not None:
-            plan = plan.join(safety_table, on="doc_id", how="left", maintain_order="left")
+        n_pairs = pairing.pair(id_field, {side: str(path) for side, path in files.items()},
+                               errors)
         scan_errors = pl.DataFrame(rows + errors.rows, schema=ERRORS)
         clock.lap("scan", next_stage="score")
-        size, n_pairs = balanced_batch_size(plan.height, batch_size, workers), plan.height
         task = _BatchTask(files, cfg, (gt_field, aio_field), metadata, str(writer.staging),
                           strict, partition_by, semantic_scorer,
                           safety if callable(safety) else None)
-        # no pairs: one empty batch still writes every table with its schema
-        starts = range(0, plan.height, size) if plan.height else [0]
-        futures: list[Future] = [pool.submit(task, b, plan.slice(start, size))
-                                 for b, start in enumerate(starts)]
-        del plan
         states = [run_state(errors=scan_errors, n_read=n_read)]
         error_parts = [scan_errors]
-        for number, future in enumerate(futures, start=1):
+        in_flight: collections.deque = collections.deque()
+        done = 0
+
+        def collect() -> None:
+            nonlocal done, states
+            n, future = in_flight.popleft()
             state, batch_errors, laps = future.result()
+            done += n
             if progress:
-                progress("score", min(number * size, n_pairs), n_pairs)
+                progress("score", done, n_pairs)
             states.append(state)
+            if len(states) >= 64:  # states are small, but 10M pairs make 1,000 batches
+                states = [merge_states(states)]
             error_parts.append(batch_errors)
             clock.add(laps)  # worker seconds, summed over batches
+
+        # a few batches in flight per worker: the plan is read bucket by bucket, never whole
+        for number, plan in enumerate(_batch_plans(pairing, n_pairs, batch_size, workers,
+                                                   safety_table)):
+            in_flight.append((plan.height, pool.submit(task, number, plan)))
+            if len(in_flight) >= 2 * workers:
+                collect()
+        while in_flight:
+            collect()
         t = time.perf_counter()
         state = merge_states(states)
         attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
@@ -173,6 +191,22 @@ def score_files(
         ))
         clock.laps["aggregate_write"] = time.perf_counter() - t
     return dataclasses.replace(read_results(out), timings=clock.laps)
+
+
+def _batch_plans(pairing: PairPlan, n_pairs: int, batch_size: int, workers: int,
+                 safety_table: pl.DataFrame | None) -> Iterator[pl.DataFrame]:
+    """The pair plan cut into batches, bucket by bucket (each bucket's batches evened out over
+    the workers); no pairs at all: one empty batch, which still writes every table with its
+    schema."""
+    for plan in pairing.plans():
+        if safety_table is not None:
+            plan = plan.join(safety_table, on="doc_id", how="left", maintain_order="left")
+        if n_pairs == 0:
+            yield plan
+            return
+        size = balanced_batch_size(plan.height, batch_size, workers)
+        for start in range(0, plan.height, size):
+            yield plan.slice(start, size)
 
 
 def balanced_batch_size(n: int, batch_size: int, workers: int) -> int:
@@ -282,10 +316,12 @@ def _worker_init(recursion_limit: int) -> None:
     sys.setrecursionlimit(recursion_limit)
 
 
-def _chunks(path: Path, pool: ProcessPoolExecutor | _InlinePool) -> list[tuple[int, int, int]]:
-    """(start, stop, first line number) of byte ranges that end at a line end. The lines are
-    counted by the workers: reading the file here (or mapping it) would add its size to this
-    process's resident memory."""
+def _chunks(
+    path: Path, pool: ProcessPoolExecutor | _InlinePool
+) -> tuple[list[tuple[int, int, int]], int]:
+    """(start, stop, first line number) of byte ranges that end at a line end, and the number
+    of lines. The lines are counted by the workers: reading the file here (or mapping it) would
+    add its size to this process's resident memory."""
     total, size = path.stat().st_size, CHUNK_BYTES
     bounds = []
     with open(path, "rb") as f:
@@ -308,7 +344,7 @@ def _chunks(path: Path, pool: ProcessPoolExecutor | _InlinePool) -> list[tuple[i
     for (start, stop), n in zip(bounds, counts, strict=True):
         out.append((start, stop, line))
         line += n
-    return out
+    return out, line - 1
 
 
 def _count_lines(path: str, start: int, stop: int) -> int:

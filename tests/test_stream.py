@@ -16,8 +16,7 @@ import polars as pl
 import pytest
 from driver_runs import Run, assert_same_run
 
-from jsoneval_polars import InputError, evaluate, load_config
-from jsoneval_polars import stream
+from jsoneval_polars import InputError, evaluate, load_config, pair_plan, stream
 from jsoneval_polars.results import read_results
 from jsoneval_polars.stream import score_files
 
@@ -78,6 +77,59 @@ def test_stream_workers_share_the_recursion_limit(messy, tmp_path):
         sys.setrecursionlimit(previous)
     assert "deep" in whole.documents["doc_id"].to_list()
     assert_same_files_run(whole, streamed)
+
+
+def _pairing_errors(result) -> list[tuple]:
+    rows = result.errors.filter(pl.col("error").str.contains("duplicate|has no"))
+    return rows.select("source", "line", "doc_id", "error").rows()
+
+
+@pytest.mark.parametrize("bucket_records", [3, 40])
+def test_stream_pairs_in_spilled_buckets(shuffled, tmp_path, monkeypatch, bucket_records):
+    """Hash buckets on disk give the whole run (both files in their own order, duplicates,
+    records without an id, one-sided documents), the pairing error rows in the same order as
+    pairing at once, and leave no spill files."""
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 20_000)
+    gt, aio = shuffled
+    at_once = score_files(gt, aio, tmp_path / "at_once", config=CONFIG, batch_size=50)
+    spills = []
+    pair = pair_plan.PairPlan.pair
+
+    def spy(self, *args):
+        n = pair(self, *args)
+        spills.append((self.buckets, sorted(p.name for p in self.dir.iterdir())))
+        return n
+
+    monkeypatch.setattr(pair_plan.PairPlan, "pair", spy)
+    monkeypatch.setattr(pair_plan, "BUCKET_RECORDS", bucket_records)
+    out = tmp_path / "runs" / "spilled"
+    spilled = score_files(gt, aio, out, config=CONFIG, workers=2, batch_size=50)
+    buckets, names = spills[0]
+    assert buckets == -(-len(gt.read_text().splitlines()) // bucket_records) > 1
+    assert {f"plan-{k}.arrow" for k in range(buckets)} <= set(names)
+    assert_same_files_run(evaluate(gt, aio, config=CONFIG), spilled)
+    assert _pairing_errors(spilled) == _pairing_errors(at_once) != []
+    assert sorted(p.name for p in out.parent.iterdir()) == ["spilled"]  # spill dir removed
+
+
+def test_stream_spill_is_removed_on_error(shuffled, tmp_path, monkeypatch):
+    monkeypatch.setattr(pair_plan, "BUCKET_RECORDS", 10)
+    gt, aio = shuffled
+    gt.write_text(gt.read_text().replace("{broken\n", ""))  # the first error: a duplicate id
+    with pytest.raises(InputError, match=r"gt\.ndjson, line 11 \(doc_id '.+'\): duplicate"):
+        score_files(gt, aio, tmp_path / "runs" / "o", config=CONFIG, strict=True)
+    assert not any((tmp_path / "runs").glob(".jsoneval-spill-*"))
+
+
+def test_stream_positional_pairing_in_buckets(tmp_path, monkeypatch):
+    """A side without ids pairs by position: the buckets are read back in line order."""
+    monkeypatch.setattr(pair_plan, "BUCKET_RECORDS", 2)
+    gt, aio = tmp_path / "gt.ndjson", tmp_path / "aio.ndjson"
+    gt.write_text("".join(json.dumps({"doc_id": f"d{i}", "a": i}) + "\n" for i in range(9)))
+    aio.write_text("".join(json.dumps({"a": i % 4}) + "\n" for i in range(7)) + "{bad\n")
+    streamed = score_files(gt, aio, tmp_path / "o", batch_size=2)
+    assert_same_files_run(evaluate(gt, aio), streamed)
+    assert streamed.documents.height == 9
 
 
 def test_stream_positional_pairing_without_ids(tmp_path):

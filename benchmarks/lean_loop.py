@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -31,7 +32,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from baseline import _EMAIL, _ISO_DATE, Config, canonical, child_path, to_number  # noqa: E402
+from baseline import _EMAIL, _ISO_DATE, Config, canonical, child_path, to_number
 
 _levenshtein = Levenshtein.normalized_similarity
 _LEAF, _OBJ, _LOR, _EMPTY, _ABSENT = range(5)
@@ -81,7 +82,7 @@ class LeanScorer:
         if t is str:
             return not v.strip()
         if t is float:
-            return v != v
+            return math.isnan(v)
         if self.empty_null and (t is list or t is dict):
             return not v
         return False

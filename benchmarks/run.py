@@ -4,9 +4,12 @@
 
 Each measurement runs in a fresh subprocess; peak memory is the sum of the resident sizes of
 that process and its workers, sampled every 50 ms. The engine runs two ways: streaming
-(``stream.score_files``, a process per core) and in memory (``evaluate`` + ``Result.write``, one
-process). Engine and baseline alternate on the same data in the same run, and the report quotes
-medians and the ratio of each engine run to the baseline run next to it (the machine is shared
+(``stream.score_files``, a process per core: what ``jsoneval score`` does with NDJSON) and in
+memory (``evaluate`` + ``Result.write``, one process). Beside them, in the same run and on the
+same data: the two yardsticks (the lean per-document loop of issue 11, lean_loop.py, and the
+fuller baseline.py) and two floors (parse-only: every line of both files parsed, nothing else;
+write-only: the engine's result tables written as Parquet, nothing else). The report quotes
+medians and the ratio of each engine run to the yardstick run next to it (the machine is shared
 and noisy). Data is generated once per size into benchmarks/data/ (not committed). The text
 below the ANALYSIS marker of an existing RESULTS.md is kept.
 """
@@ -68,6 +71,75 @@ print(json.dumps({"seconds": seconds, "n": r["summary"]["n_documents"],
                   "micro_f1": r["summary"]["micro_f1"]}))
 """
 
+_LEAN = """
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[4])
+from lean_loop import run_lean
+gt, aio, config = sys.argv[1:4]
+t = time.perf_counter()
+r = run_lean(gt, aio, config)
+seconds = time.perf_counter() - t
+print(json.dumps({"seconds": seconds, "n": r["n_documents"],
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "micro_f1": r["micro_f1"]}))
+"""
+
+# The parse-only floor: read both files and parse every line with a compiled parser (orjson),
+# on both cores (a process per half of each file), keeping nothing.
+_PARSE = """
+import json, os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+
+def parse(path, start, stop):
+    import orjson
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(stop - start)
+    n = 0
+    for line in data.split(b"\\n"):
+        if line:
+            orjson.loads(line)
+            n += 1
+    return n
+
+def halves(path):
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        f.seek(size // 2)
+        cut = size // 2 + len(f.readline())
+    return [(path, 0, cut), (path, cut, size)]
+
+if __name__ == "__main__":
+    gt, aio = sys.argv[1:3]
+    with ProcessPoolExecutor(2) as pool:
+        list(pool.map(parse, ["/dev/null"] * 2, [0] * 2, [0] * 2))  # workers started
+        t = time.perf_counter()
+        tasks = halves(gt) + halves(aio)
+        n = sum(pool.map(parse, *zip(*tasks)))
+        seconds = time.perf_counter() - t
+    print(json.dumps({"seconds": seconds, "n": n}))
+"""
+
+# The write-only floor: the engine's result tables of this run (read from its output, not
+# timed) written as Parquet with the layout's own writer, one table in memory at a time.
+_WRITE = """
+import json, shutil, sys, tempfile, time
+import polars as pl
+from jsoneval_polars.layout import _write_parquet
+from pathlib import Path
+out = Path(sys.argv[1])
+seconds, rows = 0.0, 0
+with tempfile.TemporaryDirectory(dir=out.parent) as target:
+    for table in sorted(p for p in out.iterdir() if p.is_dir()):
+        frame = pl.read_parquet(table / "**/*.parquet")
+        t = time.perf_counter()
+        _write_parquet(frame, Path(target) / f"{table.name}.parquet")
+        seconds += time.perf_counter() - t
+        rows += frame.height
+        del frame
+print(json.dumps({"seconds": seconds, "rows": rows}))
+"""
+
 
 ANALYSIS = "<!-- ANALYSIS: text below this line is kept when the tables are regenerated -->"
 
@@ -118,12 +190,16 @@ def ensure_data(n: int) -> Path:
 
 
 def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int) -> dict:
+    """Engines, the lean loop and the two floors, alternating on the same data."""
     data = ensure_data(n)
     gt, aio = str(data / "gt.ndjson"), str(data / "aio.ndjson")
-    runs: dict[str, list[dict]] = {"stream": [], "memory": [], "baseline": []}
+    runs: dict[str, list[dict]] = {name: [] for name in (*ENGINE_NAMES, *YARDSTICKS, *FLOORS)}
     out = str(HERE / "data" / f"out-{n}")
     for i in range(repeats):
         runs["stream"].append(_run(_STREAM, gt, aio, str(CONFIG), out + "-stream"))
+        runs["write_only"].append(_run(_WRITE, out + "-stream"))
+        runs["parse_only"].append(_run(_PARSE, gt, aio))
+        runs["lean"].append(_run(_LEAN, gt, aio, str(CONFIG), str(HERE)))
         if in_memory:
             runs["memory"].append(_run(_ENGINE, gt, aio, str(CONFIG), out))
         if i < baseline_repeats:
@@ -131,23 +207,33 @@ def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int) -> dic
         print(f"  n={n} run {i + 1}: " + ", ".join(
             f"{k} {v[-1]['seconds']:.2f}s" for k, v in runs.items() if len(v) > i
         ), flush=True)
-    base = runs["baseline"]
-    row = {"n": n, "baseline_s": statistics.median(b["seconds"] for b in base),
-           "baseline_rss": max(b["rss_mb"] for b in base), "engines": {}}
-    for name in ("stream", "memory"):
+    row = {"n": n, "engines": {}, "yardsticks": {}, "floors": {}}
+    for name in YARDSTICKS:
+        runs_ = runs[name]
+        row["yardsticks"][name] = {"s": statistics.median(r["seconds"] for r in runs_),
+                                   "rss": max(r["rss_mb"] for r in runs_), "runs": len(runs_),
+                                   "micro_f1": runs_[0]["micro_f1"]}
+    for name in FLOORS:
+        row["floors"][name] = {"s": statistics.median(r["seconds"] for r in runs[name]),
+                               "runs": len(runs[name])}
+    for name in ENGINE_NAMES:
         eng = runs[name]
         if not eng:
             continue
-        # pair each engine run with the baseline run beside it (the last one when fewer)
-        ratios = [base[min(i, len(base) - 1)]["seconds"] / e["seconds"] for i, e in enumerate(eng)]
+        ratios = {}
+        for y in YARDSTICKS:
+            # each engine run against the yardstick run beside it (the last one when fewer)
+            base = runs[y]
+            ratios[y] = [base[min(i, len(base) - 1)]["seconds"] / e["seconds"]
+                         for i, e in enumerate(eng)]
         row["engines"][name] = {
             "s": statistics.median(e["seconds"] for e in eng),
             "rss": max(e["rss_mb"] for e in eng),
-            "ratio": statistics.median(ratios),
             "ratios": ratios,
             "stages": {k: statistics.median(e["timings"].get(k, 0.0) for e in eng)
                        for k in eng[0]["timings"]},
-            "same_micro_f1": abs(eng[0]["micro_f1"] - base[0]["micro_f1"]) < 1e-9,
+            "same_micro_f1": all(abs(eng[0]["micro_f1"] - runs[y][0]["micro_f1"]) < 1e-9
+                                 for y in YARDSTICKS),
         }
     return row
 
@@ -167,8 +253,17 @@ def measure_peers(n: int) -> list[dict]:
 
 
 ENGINE_NAMES = {
-    "stream": "streaming, 2 worker processes (`score --stream`)",
+    "stream": "the default `jsoneval score` on NDJSON (`stream.score_files`, 2 worker processes)",
     "memory": "in memory, 1 process (`evaluate` + `write`)",
+}
+YARDSTICKS = {
+    "lean": "benchmarks/lean_loop.py, the lean per-document loop (1 process)",
+    "baseline": "benchmarks/baseline.py, the fuller hand-written baseline (1 process)",
+}
+FLOORS = {
+    "parse_only": "read both files and orjson-parse every line, 2 processes, nothing else",
+    "write_only": "write this size's result tables (the engine's own, already in memory) as "
+                  "Parquet with the layout's writer, nothing else",
 }
 
 
@@ -179,27 +274,48 @@ def report(rows: list[dict], peers: list[dict], repeats: int) -> str:
         f"Generated by `python benchmarks/run.py` on {time.strftime('%Y-%m-%d')} "
         f"({platform.machine()}, {platform.python_version()}, {os.cpu_count()} cores shared with "
         f"other work: medians of up to {repeats} runs, each in its own process; ratios are taken "
-        "run by run against the baseline run beside it). Data: `benchmarks/generate.py`, seed 0, "
+        "run by run against the yardstick run beside it). Data: `benchmarks/generate.py`, seed 0, "
         "invoice-like pairs (~1 KB, ~38 leaves, 0–8 line items). End to end: NDJSON in, every "
         "result table (the full `fields` table included) written as Parquet. Config: the bundled "
         "sample config. Peak RSS is the sum over the process and its workers, sampled every "
         "50 ms.",
         "",
-        "| documents | engine | runs | engine docs/s | baseline docs/s (runs) | engine ÷ baseline "
-        "(median; per run) | engine peak RSS | baseline peak RSS | same micro-F1 |",
-        "|---:|---|---:|---:|---:|---|---:|---:|---|",
+        ("| documents | engine | runs | engine docs/s | lean loop docs/s | baseline docs/s | "
+         "engine ÷ lean (median; per run) | engine ÷ baseline (median; per run) | "
+         "engine peak RSS | lean / baseline peak RSS | same micro-F1 |"),
+        "|---:|---|---:|---:|---:|---:|---|---|---:|---:|---|",
     ]
     for r in rows:
+        y = r["yardsticks"]
         for name, e in r["engines"].items():
-            per_run = ", ".join(f"{x:.2f}" for x in e["ratios"])
+            cells = []
+            for k in YARDSTICKS:
+                rs = e["ratios"][k]
+                cells.append(f"{statistics.median(rs):.2f}× ("
+                             + ", ".join(f"{x:.2f}" for x in rs) + ")")
             lines.append(
-                f"| {r['n']:,} | {name} | {len(e['ratios'])} | {r['n'] / e['s']:,.0f} | "
-                f"{r['n'] / r['baseline_s']:,.0f} | {e['ratio']:.2f}× ({per_run}) | "
-                f"{e['rss']:,.0f} MB | {r['baseline_rss']:,.0f} MB | "
+                f"| {r['n']:,} | {name} | {len(e['ratios']['lean'])} | {r['n'] / e['s']:,.0f} | "
+                f"{r['n'] / y['lean']['s']:,.0f} ({y['lean']['runs']}) | "
+                f"{r['n'] / y['baseline']['s']:,.0f} ({y['baseline']['runs']}) | "
+                + " | ".join(cells) + f" | {e['rss']:,.0f} MB | "
+                f"{y['lean']['rss']:,.0f} / {y['baseline']['rss']:,.0f} MB | "
                 f"{'yes' if e['same_micro_f1'] else 'NO'} |"
             )
     lines += ["", "Engines: " + "; ".join(f"**{k}** = {v}" for k, v in ENGINE_NAMES.items())
+              + ". Yardsticks: " + "; ".join(f"**{k}** = {v}" for k, v in YARDSTICKS.items())
               + ".", ""]
+    lines += ["Floors beside the streaming engine (median seconds; " + "; ".join(
+        f"**{k}** = {v}" for k, v in FLOORS.items()) + "):", "",
+        ("| documents | engine s | parse-only s | write-only s | parse + write s | "
+         "engine ÷ (parse + write) |"), "|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        if "stream" not in r["engines"]:
+            continue
+        e, f = r["engines"]["stream"]["s"], r["floors"]
+        both = f["parse_only"]["s"] + f["write_only"]["s"]
+        lines.append(f"| {r['n']:,} | {e:.2f} | {f['parse_only']['s']:.2f} | "
+                     f"{f['write_only']['s']:.2f} | {both:.2f} | {e / both:.1f}× |")
+    lines.append("")
     for name in ENGINE_NAMES:
         measured = [r for r in rows if name in r["engines"]]
         if not measured:

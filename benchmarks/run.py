@@ -178,12 +178,13 @@ def _run(code: str, *args: str, python: str = sys.executable) -> dict:
     return result
 
 
-def ensure_data(n: int) -> Path:
-    out = HERE / "data" / str(n)
-    if not (out / "aio.ndjson").is_file():
+def ensure_data(n: int, *, shuffled: bool = False) -> Path:
+    """benchmarks/data/<n>/ (``shuffled``: <n>-shuffled/, each file in its own order)."""
+    out = HERE / "data" / (f"{n}-shuffled" if shuffled else str(n))
+    if not (out / "aio.ndjson").is_file() or (out / "piles").exists():
         subprocess.run(
             [sys.executable, str(HERE / "generate.py"), "--n", str(n), "--seed", "0",
-             "--out", str(out), "--workers", "2"],
+             "--out", str(out), "--workers", "2", *(["--shuffle"] if shuffled else [])],
             check=True,
         )
     return out

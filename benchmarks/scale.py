@@ -1,11 +1,13 @@
 """One streaming run on a large generated set, with its memory over time.
 
-    python benchmarks/scale.py --n 10000000 [--batch-size 10000] [--workers 2]
+    python benchmarks/scale.py --n 10000000 [--batch-size 10000] [--workers 2] [--sorted]
 
-Generates the set into benchmarks/data/<n>/ when missing (10M pairs: ~19 GB, not kept in the
-repository), runs ``score --stream`` in a subprocess and prints, every 30 s and at the end, the
-batches written so far and the peak resident memory of the process and its workers (sampled
-every 50 ms). Ends with one JSON line: seconds, docs/s, peak RSS, micro-F1.
+Generates the set into benchmarks/data/<n>-shuffled/ when missing (10M pairs: ~19 GB, not kept
+in the repository; each file in its own random order, ``generate.py --shuffle``, so pairs meet
+anywhere in the files; ``--sorted`` uses benchmarks/data/<n>/ in id order), runs ``jsoneval
+score`` in a subprocess and prints, every 30 s and at the end, the batches written so far and
+the peak resident memory of the process and its workers (sampled every 50 ms). Ends with one
+JSON line: seconds, docs/s, peak RSS, micro-F1.
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=10_000_000)
     parser.add_argument("--batch-size", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--sorted", action="store_true",
+                        help="both files in id order (default: each shuffled its own way)")
     args = parser.parse_args()
-    data = ensure_data(args.n)
+    data = ensure_data(args.n, shuffled=not args.sorted)
     out = HERE / "data" / f"out-{args.n}-stream"
     cmd = [sys.executable, "-m", "jsoneval_polars", "score", "--gt", str(data / "gt.ndjson"),
            "--aio", str(data / "aio.ndjson"), "--config", str(CONFIG), "--out", str(out),
-           "--stream", "--workers", str(args.workers), "--batch-size", str(args.batch_size),
+           "--workers", str(args.workers), "--batch-size", str(args.batch_size),
            "--json"]
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -51,7 +55,8 @@ def main() -> int:
     print(json.dumps({"n": args.n, "seconds": round(seconds, 1),
                       "docs_per_s": round(summary["n_documents"] / seconds),
                       "peak_rss_mb": round(peak), "batch_size": args.batch_size,
-                      "workers": args.workers, "micro_f1": summary["micro_f1"],
+                      "workers": args.workers, "shuffled": not args.sorted,
+                      "micro_f1": summary["micro_f1"],
                       "n_documents": summary["n_documents"]}))
     return 0
 

@@ -22,6 +22,9 @@ import polars as pl
 from .schemas import ERRORS
 
 Side = Literal["gt", "aio"]
+#: A document whose root is an array is scored as the object ``{"$": array}``: its paths are
+#: ``$[0].amount`` (attribute ``$[].amount``) and its list is configured as ``lists: {"$": ...}``.
+ROOT_LIST = "$"
 ParseStatus = Literal["json", "code_block", "embedded", "invalid", "missing"]
 
 
@@ -338,12 +341,17 @@ def read_records(
             return _records_from_table(pl.read_parquet(path), side, id_field, json_column, errors), name
         if suffix in (".arrow", ".ipc", ".feather"):
             return _records_from_table(pl.read_ipc(path), side, id_field, json_column, errors), name
-        data = path.read_bytes()
-        if data.lstrip()[:1] == b"[":
+        data = path.read_bytes().removeprefix(UTF8_BOM)
+        if starts_json_array(data):
             try:
                 objs, notes = _parse_json(data)
             except ValueError as exc:
-                raise InputFileError(f"{name}: not a valid JSON array: {exc}") from None
+                # NDJSON whose first line starts with '[' (and is bad, or an array root)
+                lines = enumerate(data.split(b"\n"), start=1)
+                recs = list(iter_records(lines, side, name, id_field, content_field, errors))
+                if not recs:
+                    raise InputFileError(f"{name}: not a valid JSON array: {exc}") from None
+                return recs, name
             if not isinstance(objs, list):
                 raise InputFileError(f"{name}: a JSON file must hold an array of records")
             for note in notes:
@@ -375,6 +383,27 @@ def read_records(
 
 
 RECORD_SCHEMA = {"line": pl.Int64, "doc_id": pl.String, "has_id": pl.Boolean}
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def starts_json_array(head: bytes) -> bool:
+    """Whether a file beginning with ``head`` is a JSON array of records rather than NDJSON.
+
+    It is when its first character (after a BOM and blanks) is '[' and its first line is not
+    a whole JSON value followed by more lines: '[' alone or a pretty-printed array, or one
+    line holding the whole array. NDJSON whose first document has an array root is NDJSON.
+    """
+    head = head.removeprefix(UTF8_BOM).lstrip()
+    if head[:1] != b"[":
+        return False
+    first, newline, rest = head.partition(b"\n")
+    if not newline or not rest.strip():
+        return True
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return True
+    return False
 
 
 def screen_keyed_rows(
@@ -541,6 +570,8 @@ def build_pairs(
     for doc_id, gr, ar in matched:
         gt_doc: dict | None = None
         if gr is not None:
+            if isinstance(gr.content, list):
+                gr.content = {ROOT_LIST: gr.content}
             if not isinstance(gr.content, dict):
                 errors.add(
                     "gt", gt_file, gr.line, doc_id,
@@ -556,6 +587,8 @@ def build_pairs(
             _warn_inexact(gr, "gt", gt_file, doc_id, errors)
         status, aio_doc = "missing", None
         if ar is not None:
+            if isinstance(ar.content, list):
+                ar.content = {ROOT_LIST: ar.content}
             if isinstance(ar.content, dict):
                 status, aio_doc = "json", ar.content
                 _warn_inexact(ar, "aio", aio_file, doc_id, errors)

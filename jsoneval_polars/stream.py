@@ -47,6 +47,7 @@ from .core import Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
 from .ingest import (
     RECORD_SCHEMA,
+    UTF8_BOM,
     ErrorRows,
     InputError,
     InputFileError,
@@ -54,6 +55,7 @@ from .ingest import (
     check_metadata_names,
     iter_records,
     read_records_at,
+    starts_json_array,
     take_metadata,
 )
 from .layout import RunWriter, check_partition_column, manifest, now, write_part
@@ -233,8 +235,10 @@ def _ndjson_path(source: Any, side: str) -> Path:
         raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
                          f"{path.suffix} files with evaluate()")
     with open(path, "rb") as f:
-        head = f.read(4096).lstrip()
-    if head[:1] == b"[":
+        head = f.read(4096)
+        if head.removeprefix(UTF8_BOM).lstrip()[:1] == b"[":  # its first line decides
+            head += f.readline(1 << 20) + f.readline(4096)
+    if starts_json_array(head):
         raise InputFileError(f"{side} input {path} holds a JSON array; streaming reads NDJSON "
                          "(one record per line): score it with evaluate()")
     return path

@@ -477,7 +477,9 @@ def evaluate_document(doc: dict, cfg: dict, semantic_scorer) -> dict:
     doc_id = doc["doc_id"]
     ecn = cfg["empty_containers_are_null"]
     flat = _Flattener(doc_id, cfg)
-    flat.walk(doc["gt"], doc["aio"], is_root=True)
+    # an array root is the object {"$": array} (issue 13; the engine wraps it in ingest)
+    gt, aio = ({"$": d} if isinstance(d, list) else d for d in (doc["gt"], doc["aio"]))
+    flat.walk(gt, aio, is_root=True)
 
     configured = cfg["attributes"]
     bucket_counts = {

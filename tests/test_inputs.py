@@ -313,3 +313,52 @@ def test_integers_beyond_64_bits_stay_exact(number):
     assert obj["n"] == int(number[:-1] + str(int(number[-1]) ^ 1))
     r = evaluate(gt, [obj])
     assert r.fields.filter(pl.col("path") == "n")["match"].to_list() == [False]
+
+
+def test_array_roots_are_scored_as_the_list_named_dollar(tmp_path):
+    """A document whose root is an array is the object {"$": array} (issue 13): bare documents,
+    NDJSON lines and a content member holding an array all score as that object would."""
+    gt_items = [{"sku": "A1", "qty": 2}, {"sku": "B2", "qty": 1}]
+    aio_items = [{"sku": "B2", "qty": 1}, {"sku": "A1", "qty": 3}]
+    config = {"lists": {"$": {"match_fields": ["sku"]}}}
+    by_hand = evaluate([{"$": gt_items}] * 2, [{"$": aio_items}] * 2, config=config)
+    # NDJSON lines that are arrays (a file of one line holding an array is a JSON-array file)
+    (tmp_path / "gt.ndjson").write_text(f"{json.dumps(gt_items)}\n" * 2)
+    (tmp_path / "aio.ndjson").write_text(f"{json.dumps(aio_items)}\n" * 2)
+    runs = [
+        evaluate([gt_items] * 2, [aio_items] * 2, config=config),
+        evaluate(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson", config=config),
+        evaluate([{"doc_id": str(i), "out": gt_items} for i in range(2)],
+                 [{"doc_id": str(i), "out": aio_items} for i in range(2)],
+                 content_field="out", config=config),
+    ]
+    for run in runs:
+        assert run.errors.height == 0
+        assert run.fields.equals(by_hand.fields)
+        assert run.attributes.equals(by_hand.attributes)
+    # hand-counted: both SKUs align; A1's quantity differs (2 against 3)
+    doc = by_hand.fields.filter(pl.col("doc_id") == "0")
+    cells = dict(zip(doc["path"], doc["cell"], strict=True))
+    assert cells == {"$[0].sku": "TP", "$[0].qty": "FP+FN", "$[1].sku": "TP", "$[1].qty": "TP"}
+    aligned = by_hand.alignments.filter(pl.col("doc_id") == "0")
+    assert aligned.select("gt_index", "aio_index").rows() == [(0, 1), (1, 0)]
+
+
+def test_json_array_files_and_ndjson_starting_with_a_bracket(tmp_path):
+    """A JSON-array file (also behind a BOM) is read as records; NDJSON whose first line
+    starts with '[' is NDJSON: a bad first line is one error row, not a refused file."""
+    records = [{"doc_id": "a", "x": 1}, {"doc_id": "b", "x": 2}]
+    array = tmp_path / "array.json"
+    array.write_bytes(b"\xef\xbb\xbf" + json.dumps(records).encode())
+    r = evaluate(array, array)
+    assert r.documents["doc_id"].to_list() == ["a", "b"] and r.errors.height == 0
+    lines = tmp_path / "lines.ndjson"
+    lines.write_text('[1, 2\n' + "".join(json.dumps(rec) + "\n" for rec in records))
+    r = evaluate(lines, lines)
+    assert r.documents["doc_id"].to_list() == ["a", "b"]
+    assert r.errors.select("source", "line").rows() == [("gt", 1), ("aio", 1)]
+    assert r.errors["error"].str.starts_with("not valid JSON").all()
+    broken = tmp_path / "broken.json"
+    broken.write_text('[\n  {"doc_id": "a"},\n  {"doc_id": "b"\n')
+    with pytest.raises(InputError, match="not a valid JSON array"):
+        evaluate(broken, broken)

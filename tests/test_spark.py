@@ -186,7 +186,8 @@ BAD_GT = [
     ("ok", '{"a": "x", "n": 1}'),
     ("gt-only", '{"a": "y"}'),
     ("broken", '{"a": '),  # not JSON
-    ("array", "[1, 2]"),  # GT root not an object; its AIO is left out too
+    ("array", '"text"'),  # GT root not an object (nor an array); its AIO is left out too
+    ("rootlist", '[{"a": "x"}, {"a": "y"}]'),  # an array root: scored as {"$": [...]}
     ("twice", '{"a": "first"}'),
     ("twice", '{"a": "second"}'),  # duplicate doc_id: left out
     (None, '{"a": "no id"}'),  # no id
@@ -198,6 +199,7 @@ BAD_AIO = [
     ("ok", '{"a": "x", "n": 1.0, "extra": true}'),
     ("aio-only", '{"a": "q"}'),
     ("array", '{"a": 1}'),
+    ("rootlist", '[{"a": "x"}, {"a": "z"}]'),
     ("twice", '{"a": "first"}'),
     ("dupkey", '{"a": "x"}'),
     ("fenced", 'Here it is:\n```json\n{"a": "x", "b": 2}\n```'),  # SPEC §8 extraction

@@ -99,6 +99,10 @@ _opt = click.option
 @_opt("--batch-size", type=int, default=STREAM_BATCH_SIZE, show_default=True,
       help="document pairs per batch: bounds the memory")
 @_opt("--strict", is_flag=True, help="stop at the first bad record (exit 1)")
+@_opt("--bootstrap", type=click.IntRange(min=1), metavar="N",
+      help="resample the documents N times for 95% intervals of F1 per attribute, "
+      "micro/macro-F1 and mean RQS")
+@_opt("--seed", type=int, help="seed of the --bootstrap resamples (default: random)")
 @_opt("--fail-under", metavar="FIGURE=BOUND,...",
       help="exit 3 when a summary figure is below its bound, e.g. micro_f1=0.9,pass_rate=0.8 "
       "(mean_hallucination: above it)")
@@ -200,7 +204,8 @@ def _score(args: SimpleNamespace) -> int:
     options = dict(
         config=config, id_field=args.id_field, content_field=(args.gt_field, args.aio_field),
         safety=safety, semantic_scorer=scorer, strict=args.strict, metadata=metadata,
-        progress=progress, batch_size=args.batch_size,
+        progress=progress, batch_size=args.batch_size, bootstrap=args.bootstrap,
+        seed=args.seed,
     )
     try:
         if is_ndjson(gt) and is_ndjson(aio):  # memory bounded by the batch size

@@ -54,6 +54,10 @@ def sql(**options) -> int:
 @click.option("--top", type=int, default=10, show_default=True,
               help="attributes and documents listed")
 @click.option("--json", "json_", is_flag=True, help="print the diff summary as JSON")
+@click.option("--bootstrap", type=click.IntRange(min=1), metavar="N",
+              help="paired bootstrap over the shared documents, N resamples: intervals, "
+              "p-values and which changes are significant")
+@click.option("--seed", type=int, help="seed of the --bootstrap resamples (default: random)")
 def diff(**options) -> int:
     """compare two runs: changed fields, attribute and document deltas
 
@@ -120,7 +124,10 @@ def _diff(args: SimpleNamespace) -> int:
         a, b = _open(args.run_a), _open(args.run_b)
     except FileNotFoundError as exc:
         return _fail(str(exc))
-    result = diff_runs(a, b)
+    try:
+        result = diff_runs(a, b, bootstrap=args.bootstrap, seed=args.seed)
+    except ValueError as exc:
+        return _fail(str(exc))
     if args.out:
         result.write(args.out)
     if args.json_:

@@ -12,6 +12,11 @@
 - ``summary``: each numeric dataset figure of both runs and its delta, and the count of changed
   fields by transition (``TP -> FP+FN``: 12).
 
+With ``bootstrap=N``, a paired bootstrap over the shared doc ids (bootstrap.py) adds to
+``attributes`` the F1 delta's 95 % interval, p-value and ``f1_significant``, and to the summary
+``significance``: the same for micro-F1, macro-F1 and mean RQS. That needs the runs'
+per-document ``counts`` tables.
+
 Everything is joins on the two runs' tables; nothing is recomputed from counts, so a diff of
 two results directories needs only their Parquet files.
 """
@@ -25,6 +30,7 @@ from typing import Any
 
 import polars as pl
 
+from .bootstrap import paired_bootstrap
 from .results import ResultSource, as_tables
 
 __all__ = ["CORRECT_CELLS", "RunDiff", "diff_runs", "render_diff"]
@@ -134,8 +140,11 @@ def document_deltas(a: pl.LazyFrame, b: pl.LazyFrame, changes: pl.LazyFrame) -> 
     )
 
 
-def diff_runs(a: ResultSource, b: ResultSource) -> RunDiff:
+def diff_runs(a: ResultSource, b: ResultSource, *, bootstrap: int | None = None,
+              seed: int | None = None) -> RunDiff:
     """Compare run ``a`` (baseline) with run ``b``; each a :class:`Result` or results directory.
+    ``bootstrap=N`` (and ``seed``) adds the paired bootstrap's intervals, p-values and
+    significance flags (see the module docstring).
 
     >>> from jsoneval_polars import evaluate
     >>> gt = [{"doc_id": "d", "name": "Acme", "total": 10}]
@@ -175,7 +184,25 @@ def diff_runs(a: ResultSource, b: ResultSource) -> RunDiff:
         "newly_passing": int((~documents["passed_a"].fill_null(True)
                               & documents["passed_b"].fill_null(False)).sum()),
     }
+    if bootstrap is not None:
+        attributes, summary["significance"] = _significance(ra, rb, attributes, bootstrap, seed)
     return RunDiff(fields=changes, attributes=attributes, documents=documents, summary=summary)
+
+
+def _significance(ra: Any, rb: Any, attributes: pl.DataFrame, n: int, seed: int | None
+                  ) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """The paired bootstrap of the two runs joined to the attribute deltas."""
+    for side, run in (("A", ra), ("B", rb)):
+        try:
+            run.lazy("counts")
+        except KeyError:
+            raise ValueError(
+                f"run {side} has no per-document counts table (written before counts were "
+                "stored): score it again to compare it with --bootstrap") from None
+    table, figures = paired_bootstrap(ra.lazy("counts"), ra.lazy("documents"),
+                                      rb.lazy("counts"), rb.lazy("documents"), n, seed)
+    table = table.rename({"f1_delta": "f1_delta_shared"})
+    return attributes.join(table, on="attribute", how="left", maintain_order="left"), figures
 
 
 def _num(x: Any, signed: bool = False) -> str:
@@ -204,16 +231,29 @@ def render_diff(diff: RunDiff, *, top: int = 10, name_a: str = "A", name_b: str 
     ]
     if s["transitions"]:
         lines.append("transitions: " + ", ".join(f"{k}: {n}" for k, n in s["transitions"].items()))
+    if "significance" in s:
+        sig = s["significance"]
+        lines += ["", f"paired bootstrap over {sig['n_shared_documents']} shared documents "
+                  f"({sig['resamples']} resamples), delta {name_b} - {name_a} and its "
+                  f"{sig['confidence']:.0%} interval:"]
+        for key in ("micro_f1", "macro_f1", "mean_rqs"):
+            e = sig[key]
+            lines.append(
+                f"  {key:<10} {_num(e['delta'], True):>7} [{_num(e['low'], True)}, "
+                f"{_num(e['high'], True)}]  p={_num(e['p_value'])}  "
+                + ("significant" if e["significant"] else "not significant"))
     moved = (
         diff.attributes.filter(pl.col("f1_delta").fill_null(0) != 0)
         .sort(pl.col("f1_delta").abs(), descending=True)
         .head(top)
     )
+    tested = "f1_significant" in diff.attributes.columns
     if moved.height:
         width = min(max(len("attribute"), *(len(x) for x in moved["attribute"])), 40)
         lines += ["", f"attributes whose F1 moved most (of {diff.attributes.height}):",
                   f"{'attribute':<{width}} {'F1 ' + name_a[:6]:>9} {'F1 ' + name_b[:6]:>9} "
-                  f"{'delta':>8} {'P delta':>8} {'R delta':>8}"]
+                  f"{'delta':>8} {'P delta':>8} {'R delta':>8}"
+                  + (f" {'p':>6} significant" if tested else "")]
         for r in moved.iter_rows(named=True):
             name = r["attribute"]
             name = name if len(name) <= width else name[: width - 1] + "…"
@@ -221,6 +261,8 @@ def render_diff(diff: RunDiff, *, top: int = 10, name_a: str = "A", name_b: str 
                 f"{name:<{width}} {_num(r['f1_a']):>9} {_num(r['f1_b']):>9} "
                 f"{_num(r['f1_delta'], True):>8} {_num(r['precision_delta'], True):>8} "
                 f"{_num(r['recall_delta'], True):>8}"
+                + (f" {_num(r['f1_p_value']):>6} {'yes' if r['f1_significant'] else 'no'}"
+                   if tested else "")
             )
     docs = diff.documents.filter(pl.col("rqs_delta").fill_null(0) != 0)
     for title, frame in (

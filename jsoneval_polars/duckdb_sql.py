@@ -122,6 +122,8 @@ def evaluate_duckdb(
     config: Any = None,
     semantic_scorer: Any = None,
     strict: bool = False,
+    bootstrap: int | None = None,
+    seed: int | None = None,
 ) -> Result:
     """Score the documents of a DuckDB table, view or query (or a ``DuckDBPyRelation``).
 
@@ -155,7 +157,7 @@ def evaluate_duckdb(
         safety = frame.select(ids, pl.col(safety_column).cast(pl.Float64).alias("safety"))
     return evaluate(
         gt, aio, config=config, id_field="doc_id", json_column="document", safety=safety,
-        semantic_scorer=semantic_scorer, strict=strict,
+        semantic_scorer=semantic_scorer, strict=strict, bootstrap=bootstrap, seed=seed,
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from .bootstrap import with_intervals
 from .config import Config, parse_config
 from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
@@ -114,6 +115,8 @@ def evaluate(
     strict: bool = False,
     progress: Callable[..., None] | None = None,
     batch_size: int = BATCH_SIZE,
+    bootstrap: int | None = None,
+    seed: int | None = None,
 ) -> Result:
     """Score AI output against ground truth.
 
@@ -130,7 +133,9 @@ def evaluate(
     ``progress("score", done, total)`` after each batch of documents.
     ``strict`` raises :class:`ingest.InputError` on the first bad record instead of recording
     it in ``errors``. Documents are scored ``batch_size`` pairs at a time; the result does not
-    depend on it.
+    depend on it. ``bootstrap=N`` resamples the documents N times (``seed`` fixes them) and
+    adds 95 % intervals: ``f1_low``/``f1_high`` to ``attributes`` and ``micro_f1_low`` ...
+    ``mean_rqs_high`` to the summary (bootstrap.py).
 
     >>> r = evaluate([{"doc_id": "a", "total": 10}], [{"doc_id": "a", "total": 10.0}])
     >>> r.summary["mean_accuracy"], r.documents["rqs"][0]
@@ -171,6 +176,9 @@ def evaluate(
     attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
     parts["errors"].append(pl.DataFrame(warnings, schema=ERRORS))
     tables = {name: pl.concat(frames) for name, frames in parts.items()}
+    if bootstrap is not None:
+        attributes, summary = with_intervals(attributes, summary, tables["counts"],
+                                             tables["documents"], bootstrap, seed)
     clock.laps["aggregate"] = clock.laps.get("aggregate", 0.0) + time.perf_counter() - t
     return Result(
         **tables, attributes=attributes, summary=summary, timings=clock.laps, state=state,

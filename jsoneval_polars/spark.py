@@ -299,6 +299,7 @@ def evaluate_spark(
     chunk_rows: int = 20_000,
     semantic_scorer: Scorer | str | None = None,
     strict: bool = False,
+    bootstrap: int | None = None,
 ) -> SparkResult:
     """Score AI output against ground truth held in Spark DataFrames.
 
@@ -318,9 +319,17 @@ def evaluate_spark(
     when done), with the per-attribute sums of ``counts`` and the summary's sums. Reading the
     result tables afterwards reads the persisted pass; nothing is scored twice.
 
+    ``bootstrap`` is not supported: the resamples need every document's counts in one
+    process; write the result (:meth:`SparkResult.write`) and score intervals from its
+    ``counts`` and ``documents`` with :func:`jsoneval_polars.bootstrap.intervals`.
+
     >>> res = evaluate_spark(gt_df, aio_df, config=config)  # doctest: +SKIP
     >>> res.summary["mean_rqs"], res.documents.count()  # doctest: +SKIP
     """
+    if bootstrap is not None:
+        raise NotImplementedError(
+            "evaluate_spark(bootstrap=...) is not supported: write the result and call "
+            "jsoneval_polars.bootstrap.intervals(counts, documents, n) on its tables")
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 

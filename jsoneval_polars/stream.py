@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .bootstrap import with_intervals
 from .config import Config, parse_config
 from .core import Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
@@ -89,6 +90,8 @@ def score_files(
     batch_size: int = STREAM_BATCH_SIZE,
     strict: bool = False,
     progress: Callable[..., None] | None = None,
+    bootstrap: int | None = None,
+    seed: int | None = None,
 ) -> ResultTables:
     """Score two NDJSON files into the results directory ``out`` (layout.py) and open it.
 
@@ -98,6 +101,8 @@ def score_files(
     folders, as :meth:`Result.write`. ``workers`` processes (default: one per core, or this
     process alone when the inputs are small) parse and score; each holds one batch of at most
     ``batch_size`` document pairs at a time (batches are evened out over the workers).
+    ``bootstrap``/``seed`` add intervals as in :func:`evaluate`, from the per-document
+    ``counts`` and ``documents`` parts the workers wrote.
     """
     cfg = parse_config(config)
     id_field = id_field or cfg.id_field
@@ -178,6 +183,12 @@ def score_files(
         state = merge_states(states)
         attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
         error_parts.append(pl.DataFrame(warnings, schema=ERRORS))
+        if bootstrap is not None:
+            parts = {name: pl.scan_parquet(sorted((writer.staging / name).rglob("*.parquet")),
+                                           hive_partitioning=False)
+                     for name in ("counts", "documents")}
+            attributes, summary = with_intervals(attributes, summary, parts["counts"],
+                                                 parts["documents"], bootstrap, seed)
         if partition_by:
             check_partition_column(partition_by, state.counts[partition_by],
                                    summary["n_documents"], attributes["attribute"])

@@ -107,6 +107,12 @@ def summary_lines(result: Any, seconds: float | None = None) -> list[str]:
     ]
     if s.get("failure"):
         lines.insert(2, f"failed: {escape(s['failure'])}")
+    if "micro_f1_low" in s:  # bootstrapped (bootstrap.py)
+        lines.insert(1, "95% intervals ({} resamples): ".format(s["bootstrap"]["resamples"])
+                     + "  ".join(f"{label} {_fmt(s[f'{key}_low'])}-{_fmt(s[f'{key}_high'])}"
+                                 for key, label in (("micro_f1", "micro-F1"),
+                                                    ("macro_f1", "macro-F1"),
+                                                    ("mean_rqs", "RQS"))))
     return lines
 
 

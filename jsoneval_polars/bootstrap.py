@@ -19,11 +19,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
-from scipy import sparse
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 __all__ = ["CONFIDENCE", "DocCounts", "doc_counts", "intervals", "paired_bootstrap"]
 
@@ -85,6 +87,8 @@ def doc_counts(
     rows = rows.join(index, on="doc_id").join(names, on="attribute")
     n_attr = len(attributes)
     doc, attr = rows["_d"].to_numpy(), rows["_a"].to_numpy()
+    from scipy import sparse  # imported when used: `import jsoneval_polars` stays light
+
     cells = sparse.csr_matrix(
         (np.concatenate([rows[c].to_numpy().astype(np.float64) for c in ("tp", "fp", "fn")]),
          (np.tile(doc, 3), np.concatenate([attr, attr + n_attr, attr + 2 * n_attr]))),

@@ -103,6 +103,9 @@ _opt = click.option
       help="resample the documents N times for 95% intervals of F1 per attribute, "
       "micro/macro-F1 and mean RQS")
 @_opt("--seed", type=int, help="seed of the --bootstrap resamples (default: random)")
+@_opt("--confidence", metavar="FILE",
+      help="per-field confidences: NDJSON/JSON records with the id field and the AIO's paths; "
+      "adds the calibration table (AUROC, Brier, ECE, accuracy at coverage)")
 @_opt("--fail-under", metavar="FIGURE=BOUND,...",
       help="exit 3 when a summary figure is below its bound, e.g. micro_f1=0.9,pass_rate=0.8 "
       "(mean_hallucination: above it)")
@@ -206,6 +209,7 @@ def _score(args: SimpleNamespace) -> int:
         safety=safety, semantic_scorer=scorer, strict=args.strict, metadata=metadata,
         progress=progress, batch_size=args.batch_size, bootstrap=args.bootstrap,
         seed=args.seed,
+        confidence=_confidences(args.confidence, args.id_field or config.id_field),
     )
     try:
         if is_ndjson(gt) and is_ndjson(aio):  # memory bounded by the batch size
@@ -227,6 +231,39 @@ def _score(args: SimpleNamespace) -> int:
     print_outcome(args, result, started, out, (sliced, by) if by else None)
     warn_names(args, result.errors)
     return verdict(result.summary, fail_under)
+
+
+def _confidences(path: str | None, id_field: str) -> pl.DataFrame | None:
+    """The (doc_id, path, confidence) table of a --confidence file (NDJSON or a JSON array)."""
+    if path is None:
+        return None
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--confidence {path}: {exc.strerror or exc}") from None
+    if text.lstrip().startswith("["):
+        try:
+            return _confidence_rows(path, json.loads(text), id_field)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--confidence {path}: line {exc.lineno}: {exc.msg}") from None
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"--confidence {path}: line {number}: {exc.msg}: "
+                                 f"{line[:60]!r}") from None
+    return _confidence_rows(path, records, id_field)
+
+
+def _confidence_rows(path: str, records: object, id_field: str) -> pl.DataFrame:
+    from .calibration import confidence_table
+
+    try:
+        return confidence_table(records, id_field=id_field)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"--confidence {path}: {exc}") from None
 
 
 def warn_names(args, errors) -> None:

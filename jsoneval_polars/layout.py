@@ -37,7 +37,7 @@ from .config import Config
 TABLES = ("documents", "fields", "attributes", "alignments", "errors", "counts")
 SUMMARY_FILE, MANIFEST_FILE = "summary.json", "manifest.json"
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's (and Polars', DuckDB's) null folder
-_EXTRA_TABLES = ("attributes_by",)
+_EXTRA_TABLES = ("attributes_by", "calibration")  # written when asked for
 _OLD_ENTRIES = ("summary",)  # an older layout's per-partition summaries
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import polars as pl
 
 from .bootstrap import with_intervals
+from .calibration import calibration, confidence_table
 from .config import Config, parse_config
 from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
@@ -44,6 +45,7 @@ class Result:
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
     manifest: dict[str, Any] = field(default_factory=dict)
     state: RunState | None = None
+    calibration: pl.DataFrame | None = None  # with confidences (calibration.py)
 
     def attributes_by(self, by: str | Sequence[str]) -> pl.DataFrame:
         """The attribute table per slice of metadata columns, from the additive counts (no
@@ -58,6 +60,8 @@ class Result:
         return attribute_rates(self.counts, by=by)
 
     def lazy(self, table: str) -> pl.LazyFrame:
+        if table == "calibration" and self.calibration is not None:
+            return self.calibration.lazy()
         if table not in TABLES:
             raise KeyError(f"no table {table!r}; tables: {', '.join(TABLES)}")
         return getattr(self, table).lazy()
@@ -94,6 +98,8 @@ class Result:
                          else self.attributes)
             if by:
                 writer.write("attributes_by", self.attributes_by(by), partitioned=False)
+            if self.calibration is not None:
+                writer.write("calibration", self.calibration, partitioned=False)
             out = writer.commit(
                 self.summary, {**self.manifest, "partition_by": partition_by, "by": by}
             )
@@ -117,6 +123,7 @@ def evaluate(
     batch_size: int = BATCH_SIZE,
     bootstrap: int | None = None,
     seed: int | None = None,
+    confidence: Any = None,
 ) -> Result:
     """Score AI output against ground truth.
 
@@ -135,7 +142,10 @@ def evaluate(
     it in ``errors``. Documents are scored ``batch_size`` pairs at a time; the result does not
     depend on it. ``bootstrap=N`` resamples the documents N times (``seed`` fixes them) and
     adds 95 % intervals: ``f1_low``/``f1_high`` to ``attributes`` and ``micro_f1_low`` ...
-    ``mean_rqs_high`` to the summary (bootstrap.py).
+    ``mean_rqs_high`` to the summary (bootstrap.py). ``confidence`` holds per-field
+    confidences: records with the id field and the AIO's paths (or a mapping doc_id ->
+    document, or a (doc_id, path, confidence) table); the result then has a ``calibration``
+    table (AUROC, Brier, ECE, accuracy at coverage; calibration.py).
 
     >>> r = evaluate([{"doc_id": "a", "total": 10}], [{"doc_id": "a", "total": 10.0}])
     >>> r.summary["mean_accuracy"], r.documents["rqs"][0]
@@ -176,12 +186,17 @@ def evaluate(
     attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
     parts["errors"].append(pl.DataFrame(warnings, schema=ERRORS))
     tables = {name: pl.concat(frames) for name, frames in parts.items()}
+    calibrated = None
+    if confidence is not None:
+        calibrated = calibration(tables["fields"], confidence_table(
+            confidence, id_field=id_field or cfg.id_field))
     if bootstrap is not None:
         attributes, summary = with_intervals(attributes, summary, tables["counts"],
                                              tables["documents"], bootstrap, seed)
     clock.laps["aggregate"] = clock.laps.get("aggregate", 0.0) + time.perf_counter() - t
     return Result(
         **tables, attributes=attributes, summary=summary, timings=clock.laps, state=state,
+        calibration=calibrated,
         manifest=manifest(driver="in-memory", config=cfg, inputs={"gt": gt, "aio": aio},
                           n_read=n_read, started=started, partition_by=None,
                           batch_size=batch_size),

@@ -77,6 +77,11 @@ class ResultTables:
     def counts(self) -> pl.DataFrame:
         return self.lazy("counts").collect()
 
+    @property
+    def calibration(self) -> pl.DataFrame | None:
+        """The calibration table (calibration.py) when the run had confidences, else None."""
+        return self._frames["calibration"].collect() if "calibration" in self._frames else None
+
     def attributes_by(self, by: str | list[str]) -> pl.DataFrame:
         """The attribute table per slice of metadata columns, from the stored counts."""
         from .rates import attribute_rates
@@ -115,6 +120,11 @@ def read_results(directory: str | Path) -> ResultTables:
         files = sorted(path.rglob("*.parquet")) if is_folder else [path]
         frames[name] = pl.scan_parquet(files, hive_partitioning=is_folder, glob=False,
                                        hive_schema=hive_schema if is_folder else None)
+    for name in ("calibration",):  # optional tables, present when the run computed them
+        loc = table_location(d, name)
+        if loc is not None:
+            files = sorted(loc[0].rglob("*.parquet")) if loc[1] else [loc[0]]
+            frames[name] = pl.scan_parquet(files, glob=False)
     if partition and "counts" in frames:
         # stored per partition; the run's attribute table is summed from the counts
         from .rates import attribute_rates

@@ -43,6 +43,7 @@ import numpy as np
 import polars as pl
 
 from .bootstrap import with_intervals
+from .calibration import calibration, confidence_table
 from .config import Config, parse_config
 from .core import Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
@@ -92,6 +93,7 @@ def score_files(
     progress: Callable[..., None] | None = None,
     bootstrap: int | None = None,
     seed: int | None = None,
+    confidence: Any = None,
 ) -> ResultTables:
     """Score two NDJSON files into the results directory ``out`` (layout.py) and open it.
 
@@ -102,7 +104,8 @@ def score_files(
     process alone when the inputs are small) parse and score; each holds one batch of at most
     ``batch_size`` document pairs at a time (batches are evened out over the workers).
     ``bootstrap``/``seed`` add intervals as in :func:`evaluate`, from the per-document
-    ``counts`` and ``documents`` parts the workers wrote.
+    ``counts`` and ``documents`` parts the workers wrote; ``confidence`` adds the
+    ``calibration`` table as in :func:`evaluate`, from the ``fields`` parts.
     """
     cfg = parse_config(config)
     id_field = id_field or cfg.id_field
@@ -189,6 +192,11 @@ def score_files(
                      for name in ("counts", "documents")}
             attributes, summary = with_intervals(attributes, summary, parts["counts"],
                                                  parts["documents"], bootstrap, seed)
+        if confidence is not None:
+            fields = pl.scan_parquet(sorted((writer.staging / "fields").rglob("*.parquet")),
+                                     hive_partitioning=False)
+            writer.write("calibration", calibration(fields, confidence_table(
+                confidence, id_field=id_field)), partitioned=False)
         if partition_by:
             check_partition_column(partition_by, state.counts[partition_by],
                                    summary["n_documents"], attributes["attribute"])

@@ -1,0 +1,161 @@
+"""Calibration of per-field confidences (issue 13): does a high confidence mean a right value?
+
+Extraction systems emit a confidence per field to route documents to human review. Given
+those confidences (a confidence document per doc_id with the same paths as the AIO document:
+``{"doc_id": "a", "total": 0.93, "vendor": {"name": 0.4}}``), each field whose AIO value is
+present (cell TP, FP or FP+FN) and has a confidence is one prediction: confidence ``c`` that
+the value is right, outcome ``y`` = the cell is TP. Per attribute and overall (attribute
+``"*"``), the ``calibration`` table holds:
+
+- ``auroc``: the area under the ROC curve of ``c`` against ``y`` (ties count one half; null
+  when every outcome is the same), from ranks, as ``sklearn.metrics.roc_auc_score``;
+- ``brier``: mean of ``(c - y)^2``;
+- ``ece``: expected calibration error over 10 equal-width bins of ``c`` (bin ``k`` holds
+  ``k/10 <= c < (k+1)/10``, the last bin includes 1): the bins' ``|mean c - accuracy|``
+  weighted by their share of predictions;
+- ``accuracy_at_<q>`` for coverage ``q`` in 10 %, 20 % ... 100 %: the accuracy of the
+  ``ceil(q n)`` most confident predictions (what is left when the rest go to human review;
+  among equal confidences the wrong predictions count first).
+
+Everything is Polars expressions over the fields table joined with the confidences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import polars as pl
+
+from .flatten import _segments
+
+__all__ = ["COVERAGES", "N_BINS", "calibration", "confidence_table"]
+
+N_BINS = 10
+COVERAGES = tuple(round(0.1 * k, 1) for k in range(1, 11))
+OVERALL = "*"
+_EMITTED = ("TP", "FP", "FP+FN")  # cells where the AIO has a value
+
+
+def _leaves(value: Any, path: str, out: list[tuple[str, Any]]) -> None:
+    if isinstance(value, dict):
+        for key, v in value.items():
+            start, after = _segments(str(key))
+            _leaves(v, path + after if path else start, out)
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            _leaves(v, f"{path}[{i}]", out)
+    else:
+        out.append((path, value))
+
+
+def confidence_table(
+    confidences: Iterable[Mapping[str, Any]] | Mapping[str, Mapping[str, Any]] | pl.DataFrame,
+    *, id_field: str = "doc_id",
+) -> pl.DataFrame:
+    """(doc_id, path, confidence) rows from confidence documents: records carrying
+    ``id_field``, a mapping doc_id -> document, or a table that already has those columns.
+    A confidence must be a number in [0, 1] (or null: no confidence); anything else raises a
+    ``ValueError`` naming the document and path."""
+    if isinstance(confidences, pl.DataFrame):
+        rows = confidences.select(pl.col("doc_id").cast(pl.String), "path",
+                                  pl.col("confidence").cast(pl.Float64))
+    else:
+        if isinstance(confidences, Mapping):
+            docs = [(str(k), v) for k, v in confidences.items()]
+        else:
+            docs = []
+            for n, record in enumerate(confidences, start=1):
+                if not isinstance(record, Mapping) or id_field not in record:
+                    raise ValueError(f"confidence record {n}: not an object with {id_field!r}")
+                docs.append((str(record[id_field]),
+                             {k: v for k, v in record.items() if k != id_field}))
+        data: dict[str, list] = {"doc_id": [], "path": [], "confidence": []}
+        for doc_id, doc in docs:
+            leaves: list[tuple[str, Any]] = []
+            _leaves(doc, "", leaves)
+            for path, c in leaves:
+                if c is not None and (isinstance(c, bool) or not isinstance(c, int | float)
+                                      or not 0.0 <= c <= 1.0):
+                    raise ValueError(f"confidence of document {doc_id!r} at {path!r} must be "
+                                     f"a number in [0, 1]; got {c!r}")
+                data["doc_id"].append(doc_id)
+                data["path"].append(path)
+                data["confidence"].append(None if c is None else float(c))
+        rows = pl.DataFrame(data, schema={"doc_id": pl.String, "path": pl.String,
+                                          "confidence": pl.Float64})
+    bad = rows.filter((pl.col("confidence") < 0) | (pl.col("confidence") > 1))
+    if bad.height:
+        r = bad.row(0, named=True)
+        raise ValueError(f"confidence of document {r['doc_id']!r} at {r['path']!r} must be "
+                         f"in [0, 1]; got {r['confidence']}")
+    return rows.filter(pl.col("confidence").is_not_null())
+
+
+def predictions(fields: pl.DataFrame | pl.LazyFrame, confidences: pl.DataFrame
+                ) -> pl.LazyFrame:
+    """(attribute, confidence, correct) for each emitted AIO value that has a confidence."""
+    return (
+        fields.lazy()
+        .filter(pl.col("cell").is_in(list(_EMITTED)))
+        .select("doc_id", "path", "attribute", (pl.col("cell") == "TP").alias("correct"))
+        .join(confidences.lazy(), on=["doc_id", "path"], how="inner")
+        .select("attribute", "confidence", "correct")
+    )
+
+
+def _summaries(preds: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    c, y = pl.col("confidence"), pl.col("correct").cast(pl.Float64)
+    n = pl.len()
+    n_pos = y.sum()
+    n_neg = n - n_pos
+    # Mann-Whitney: AUROC = (sum of the positives' ranks - n_pos (n_pos + 1) / 2) / (n_pos n_neg)
+    rank_sum = c.rank("average").filter(pl.col("correct")).sum()
+    auroc = pl.when((n_pos > 0) & (n_neg > 0)).then(
+        (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)).otherwise(None)
+    # accuracy of the most confident ceil(q n) predictions; among equal confidences the wrong
+    # ones come first (a pessimistic order that does not depend on the rows' order)
+    ordered = pl.col("correct").sort_by(["confidence", "correct"], descending=[True, False])
+    at = [
+        ordered.head(
+            (n.cast(pl.Float64) * q - 1e-9).ceil().cast(pl.UInt32)
+        ).cast(pl.Float64).mean().alias(f"accuracy_at_{int(round(q * 100))}")
+        for q in COVERAGES
+    ]
+    return preds.group_by(by).agg(
+        n.cast(pl.Int64).alias("n"),
+        y.mean().alias("accuracy"),
+        c.mean().alias("mean_confidence"),
+        auroc.alias("auroc"),
+        ((c - y) ** 2).mean().alias("brier"),
+        *at,
+    )
+
+
+def _ece(preds: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    binned = preds.with_columns(
+        (pl.col("confidence") * N_BINS).floor().clip(0, N_BINS - 1).cast(pl.Int32).alias("_bin"))
+    per_bin = binned.group_by(*by, "_bin").agg(
+        pl.len().alias("_n"), pl.col("confidence").mean().alias("_c"),
+        pl.col("correct").cast(pl.Float64).mean().alias("_y"))
+    return per_bin.group_by(by).agg(
+        ((pl.col("_c") - pl.col("_y")).abs() * pl.col("_n")).sum().truediv(
+            pl.col("_n").sum()).alias("ece"))
+
+
+def calibration(fields: pl.DataFrame | pl.LazyFrame, confidences: pl.DataFrame) -> pl.DataFrame:
+    """The calibration table: one row per attribute with confidences, then the overall row
+    (attribute ``"*"``); columns ``attribute, n, accuracy, mean_confidence, auroc, brier, ece,
+    accuracy_at_10 ... accuracy_at_100``."""
+    preds = predictions(fields, confidences).cache()
+    overall = preds.with_columns(pl.lit(OVERALL).alias("attribute"))
+    parts = []
+    for frame in (preds, overall):
+        parts.append(_summaries(frame, ["attribute"]).join(
+            _ece(frame, ["attribute"]), on="attribute", how="left"))
+    cols = ["attribute", "n", "accuracy", "mean_confidence", "auroc", "brier", "ece",
+            *[f"accuracy_at_{int(round(q * 100))}" for q in COVERAGES]]
+    per_attribute, total = (p.select(cols).collect() for p in parts)
+    total = total.filter(pl.col("n") > 0) if total.height else total
+    return pl.concat([per_attribute.sort("attribute"), total])
+

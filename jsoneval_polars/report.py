@@ -173,10 +173,14 @@ def histogram_svg(
     color: str = "#4c78a8",
     width: int = 980,
     height: int = 260,
+    threshold: float | None = None,
+    threshold_label: str = "pass",
 ) -> str:
     """Histogram of the non-null values on [lo, hi] in ``bins`` equal bins (the last closed).
 
     One ``rect.bar`` per bin, empty bins included, with its bounds and count in ``data-*``.
+    Count labels carry thousands separators and the left margin fits the widest one;
+    ``threshold`` draws a dashed ``line.threshold`` there, labelled ``threshold_label``.
     """
     counts = [0] * bins
     step = (hi - lo) / bins
@@ -184,9 +188,9 @@ def histogram_svg(
         if v is None or (isinstance(v, float) and math.isnan(v)) or v < lo or v > hi:
             continue
         counts[min(int((v - lo) / step), bins - 1)] += 1
-    left, right, top, bottom = 44, 12, 14, 40
-    plot_w, plot_h = width - left - right, height - top - bottom
     peak, tick = _nice_scale(max(counts))
+    left, right, top, bottom = 16 + 7 * len(f"{peak:,.0f}"), 12, 14, 40
+    plot_w, plot_h = width - left - right, height - top - bottom
     bw = plot_w / bins
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart histogram" width="{width}" '
@@ -199,7 +203,7 @@ def histogram_svg(
         parts.append(
             f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#e3e3e3"/>'
             f'<text x="{left - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end" '
-            f'fill="#666">{c:.0f}</text>'
+            f'fill="#666">{c:,.0f}</text>'
         )
     for i, n in enumerate(counts):
         b0, b1 = lo + i * step, lo + (i + 1) * step
@@ -207,7 +211,15 @@ def histogram_svg(
         parts.append(
             f'<rect class="bar" data-bin-start="{b0:.6g}" data-bin-end="{b1:.6g}" data-count="{n}" '
             f'x="{left + i * bw + 1:.2f}" y="{top + plot_h - h:.2f}" width="{bw - 2:.2f}" '
-            f'height="{h:.2f}" fill="{color}"><title>{b0:.2f}–{b1:.2f}: {n}</title></rect>'
+            f'height="{h:.2f}" fill="{color}"><title>{b0:.2f}–{b1:.2f}: {n:,}</title></rect>'
+        )
+    if threshold is not None and lo <= threshold <= hi:
+        x = left + plot_w * (threshold - lo) / (hi - lo)
+        parts.append(
+            f'<line class="threshold" data-value="{threshold:g}" x1="{x:.1f}" y1="{top - 4}" '
+            f'x2="{x:.1f}" y2="{top + plot_h}" stroke="#d62728" stroke-width="2" '
+            f'stroke-dasharray="6 4"/><text x="{x + 5:.1f}" y="{top + 8}" font-size="11" '
+            f'fill="#d62728">{_e(threshold_label)} ≥ {threshold:g}</text>'
         )
     for k in range(0, bins + 1, max(1, bins // 5)):
         x = left + k * bw
@@ -461,6 +473,62 @@ def _errors_section(r) -> str:
     return "".join(parts)
 
 
+def _intervals_note(s: Mapping[str, Any]) -> str:
+    """The summary's bootstrap intervals (bootstrap.py), when the run was bootstrapped."""
+    if "micro_f1_low" not in s:
+        return ""
+    b = s.get("bootstrap", {})
+    spans = ", ".join(
+        f"{label} {_fmt(s.get(key))} [{_fmt(s.get(key + '_low'))}, {_fmt(s.get(key + '_high'))}]"
+        for key, label in (("micro_f1", "micro-F1"), ("macro_f1", "macro-F1"),
+                           ("mean_rqs", "mean RQS")))
+    return (f'<p class="note" id="intervals">{b.get("confidence", 0.95):.0%} bootstrap intervals '
+            f'({b.get("resamples", "?"):,} resamples of the documents): {_e(spans)}.</p>')
+
+
+def _calibration_section(r) -> list[str]:
+    """The calibration table (calibration.py), when the run had confidences."""
+    table = getattr(r, "calibration", None)
+    if table is None:
+        return []
+    table = table.rename({c: "acc@" + c.removeprefix("accuracy_at_") + "%"
+                          for c in table.columns if c.startswith("accuracy_at_")})
+    rates = [c for c in table.columns if c not in ("attribute", "n")]
+    return [
+        "<h2>Calibration of confidences</h2>",
+        '<p class="note">Per attribute and overall (*): AUROC of the confidence against '
+        '"the emitted value is right", Brier score, ECE (10 bins) and the accuracy of the '
+        "most confident 10 % … 100 % of the values (acc@10% … acc@100%).</p>",
+        f'<div class="panel">{_table(table, numeric=("n", *rates), formats={c: _fmt for c in rates}, table_id="calibration-table")}</div>',
+    ]
+
+
+def _provenance_section(manifest: Mapping[str, Any]) -> list[str]:
+    """Where the run came from: version, driver, inputs, times and the config (manifest.json)."""
+    if not manifest:
+        return []
+    import json
+
+    inputs = manifest.get("inputs") or {}
+    rows = [("version", f"{manifest.get('package', '')} {manifest.get('version', '')}"),
+            ("driver", manifest.get("driver")),
+            ("started", manifest.get("started")), ("finished", manifest.get("finished"))]
+    for side in ("gt", "aio"):
+        i = inputs.get(side)
+        if isinstance(i, Mapping):
+            rows.append((f"{side} input", f"{i.get('path')} ({i.get('records', '?'):,} records)"
+                         if isinstance(i.get("records"), int) else i.get("path")))
+        elif i is not None:
+            rows.append((f"{side} input", str(i)))
+    items = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows if v)
+    config = json.dumps(manifest.get("config"), indent=2, default=str)
+    return [
+        "<h2>Provenance</h2>",
+        f'<div class="panel" id="provenance"><table>{items}</table>'
+        f"<details><summary>config</summary><pre>{_e(config)}</pre></details></div>",
+    ]
+
+
 def render_report(source: ResultSource, *, title: str | None = None, worst: int = 10,
                   max_fields: int = 40) -> str:
     """The report as an HTML string (see :func:`write_report`)."""
@@ -475,20 +543,25 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
     rqs = r.lazy("documents").select("rqs").collect()["rqs"].to_list()
     title = title or "jsoneval report"
     origin = f"results in {r.directory}" if hasattr(r, "directory") else "an in-memory result"
+    interval = ["f1_low", "f1_high"] if "f1_low" in attrs.columns else []
+    rates = ("precision", "recall", "f1", *interval, "mean_similarity")
     attr_table = _table(
         attrs.sort(["f1", "attribute"], nulls_last=True).select(
             "attribute", "support", "tp", "fp", "fn", "tn", "precision", "recall", "f1",
-            "mean_similarity",
+            *interval, "mean_similarity",
         ),
-        numeric=("support", "tp", "fp", "fn", "tn", "precision", "recall", "f1", "mean_similarity"),
-        formats={c: (lambda v: _fmt(v)) for c in ("precision", "recall", "f1", "mean_similarity")},
+        numeric=("support", "tp", "fp", "fn", "tn", *rates),
+        formats={c: (lambda v: _fmt(v)) for c in rates},
         table_id="attribute-table",
     )
+    manifest = getattr(r, "manifest", {}) or {}
+    threshold = (manifest.get("config") or {}).get("pass_threshold")
     n_pass = sum(1 for v in r.lazy("documents").select("passed").collect()["passed"] if v)
     body = [
         f"<h1>{_e(title)}</h1>",
         f'<p class="sub">{s.get("n_documents", 0)} documents scored from {_e(origin)}.</p>',
         _cards(s),
+        _intervals_note(s),
         "<h2>Per-attribute precision, recall and F1</h2>",
         '<p class="note">Worst F1 first. "n/a" marks an undefined value (no positive '
         "predictions or no support), which is not zero."
@@ -497,7 +570,7 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         f'<div class="panel" id="attribute-chart">{attribute_chart_svg(known)}</div>',
         "<h2>RQS distribution</h2>",
         f'<div class="panel" id="rqs-histogram">'
-        f'{histogram_svg(rqs, title="RQS per document", xlabel="RQS per document")}'
+        f'{histogram_svg(rqs, title="RQS per document", xlabel="RQS per document", threshold=threshold)}'
         f'<p class="note">{n_pass} of {len(rqs)} documents pass.</p></div>',
         "<h2>Confusion counts by attribute</h2>",
         '<p class="note">Share of each cell per attribute; the number at the end is the '
@@ -512,6 +585,8 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         f'<div id="worst-documents">{_worst_documents(r, worst, max_fields)}</div>',
         "<h2>Input errors</h2>",
         _errors_section(r),
+        *_calibration_section(r),
+        *_provenance_section(manifest),
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -110,7 +110,8 @@ def _check_dom(dom: _Dom, result, worst: int = 10) -> None:
     want = dict(_charted(result).select("attribute", "f1").drop_nulls().iter_rows())
     assert f1 == pytest.approx(want, abs=1e-5)
     # worst documents: the lowest RQS, in order
-    shown = [a["data-doc-id"] for tag, a, _ in dom.elements if tag == "details"]
+    shown = [a["data-doc-id"] for tag, a, _ in dom.elements
+             if tag == "details" and a.get("class") == "doc"]
     lowest = result.documents.sort(["rqs", "doc_id"]).head(worst)["doc_id"].to_list()
     assert shown == lowest
 
@@ -178,7 +179,7 @@ def test_cli_report_writes_the_file(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "report written to" in proc.stdout
     dom = _parse((tmp_path / "out" / "r.html").read_text(encoding="utf-8"))
-    assert len([1 for t, _, _ in dom.elements if t == "details"]) == 3
+    assert len([1 for t, a, _ in dom.elements if t == "details" and a.get("class") == "doc"]) == 3
 
 
 # --- in a real browser -------------------------------------------------------------------------
@@ -261,3 +262,40 @@ def test_chromium_screenshot_shows_the_charts(sample_report, tmp_path):
     # summary, the F1 chart, the histogram and the top of the confusion chart)
     for color in (*METRIC_COLORS.values(), CELL_COLORS["TP"], CELL_COLORS["FP"]):
         assert near(color) > 2000, color
+
+
+def test_histogram_axis_has_thousands_separators_and_the_pass_threshold():
+    svg = histogram_svg([0.8] * 150_000 + [0.1], bins=10, threshold=0.7)
+    dom = _parse(svg)
+    labels = [t for t in dom.text if t.replace(",", "").isdigit()]
+    assert "150,000" in labels and "150000" not in labels
+    # the widest count label (right-aligned at the plot's left edge) starts inside the image
+    count_labels = [a for t, a, _ in dom.elements
+                    if t == "text" and a.get("text-anchor") == "end"]
+    assert min(float(a["x"]) for a in count_labels) >= 7 * len("150,000")
+    line = [a for t, a, _ in dom.elements if t == "line" and a.get("class") == "threshold"]
+    assert [float(a["data-value"]) for a in line] == [0.7]
+    left = min(float(a["x"]) for t, a, _ in dom.elements if t == "rect")
+    right = max(float(a["x"]) + float(a["width"]) for t, a, _ in dom.elements if t == "rect")
+    # 0.7 of the way along the bins (each bin's rect is inset by 1 px on both sides)
+    assert float(line[0]["x1"]) == pytest.approx((left - 1) + 0.7 * (right + 1 - (left - 1)),
+                                                 abs=0.2)
+
+
+def test_report_shows_intervals_calibration_and_provenance(tmp_path):
+    gt = [{"doc_id": f"d{i}", "total": i, "name": f"n{i}"} for i in range(30)]
+    aio = [{**g, "name": "x" if i % 3 == 0 else g["name"]} for i, g in enumerate(gt)]
+    conf = [{"doc_id": g["doc_id"], "total": 0.9, "name": 0.3 + 0.02 * i}
+            for i, g in enumerate(gt)]
+    run = evaluate(gt, aio, config={"pass_threshold": 0.8}, bootstrap=200, seed=1,
+                   confidence=conf)
+    text = render_report(run.write(tmp_path / "run"))
+    dom = _parse(text)
+    ids = {a.get("id") for _, a, _ in dom.elements}
+    assert {"intervals", "calibration-table", "provenance"} <= ids
+    assert "f1_low" in dom.text and "acc@50%" in dom.text
+    line = [a for t, a, _ in dom.elements if t == "line" and a.get("class") == "threshold"]
+    assert [float(a["data-value"]) for a in line] == [0.8]
+    page = "".join(dom.text)
+    assert f"[{run.summary['micro_f1_low']:.3f}, {run.summary['micro_f1_high']:.3f}]" in page
+    assert f"jsoneval_polars {run.manifest['version']}" in page

@@ -68,13 +68,19 @@ def diff(**options) -> int:
 
 @click.command(no_args_is_help=True)
 @click.argument("results")
+@click.argument("results_b", required=False)
 @click.option("--out", required=True, help="HTML file to write, e.g. report.html")
 @click.option("--title", help="page title (default: jsoneval report)")
 @click.option("--worst", type=int, default=10, show_default=True, help="worst documents listed")
+@click.option("--bootstrap", type=click.IntRange(min=1), default=1000, show_default=True,
+              metavar="N", help="with two runs: resamples of the paired bootstrap")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="with two runs: seed of the resamples")
 def report(**options) -> int:
-    """write a self-contained HTML report of a run
+    """write a self-contained HTML report of a run, or a comparison of two
 
-    RESULTS is a results directory (jsoneval score --out).
+    RESULTS is a results directory (jsoneval score --out); with a second one (RESULTS_B) the
+    page compares them: what got better, what got worse, which changes are significant.
     """
     return _run(_report, **options)
 
@@ -145,8 +151,24 @@ def _report(args: SimpleNamespace) -> int:
 
     try:
         run = _open(args.results)
+        other = _open(args.results_b) if args.results_b else None
     except FileNotFoundError as exc:
         return _fail(str(exc))
+    if other is not None:
+        from pathlib import Path
+
+        from .report import render_comparison
+
+        try:
+            page = render_comparison(run, other, bootstrap=args.bootstrap, seed=args.seed,
+                                     title=args.title)
+        except ValueError as exc:
+            return _fail(str(exc))
+        path = Path(args.out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page, encoding="utf-8")
+        print(f"comparison written to {path}")
+        return 0
     path = write_report(run, args.out, title=args.title, worst=args.worst)
     print(f"report written to {path}")
     return 0

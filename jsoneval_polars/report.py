@@ -32,6 +32,7 @@ __all__ = [
     "cell_counts",
     "confusion_chart_svg",
     "histogram_svg",
+    "render_comparison",
     "render_report",
     "write_report",
 ]
@@ -587,6 +588,84 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         _errors_section(r),
         *_calibration_section(r),
         *_provenance_section(manifest),
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
+        f"<body><main>{''.join(body)}</main></body></html>\n"
+    )
+
+
+def render_comparison(a: ResultSource, b: ResultSource, *, bootstrap: int | None = 1000,
+                      seed: int | None = 0, title: str | None = None, top: int = 20) -> str:
+    """A two-run comparison page: the dataset figures of both runs with their deltas, the
+    attributes that got better and worse (with the paired bootstrap's interval, p-value and
+    significance unless ``bootstrap`` is None), the documents that newly fail or pass."""
+    from .diff import diff_runs
+
+    d = diff_runs(a, b, bootstrap=bootstrap, seed=seed)
+    s = d.summary
+    sig = s.get("significance", {})
+    title = title or "jsoneval comparison"
+    rows = []
+    for key, v in s["figures"].items():
+        e = sig.get(key)
+        verdict = ("" if e is None else
+                   f"[{_fmt(e['low'])}, {_fmt(e['high'])}] p={_fmt(e['p_value'])} "
+                   + ("significant" if e["significant"] else "not significant"))
+        rows.append({"figure": key, "A": v["a"], "B": v["b"], "delta": v["delta"],
+                     "95% interval of the delta": verdict})
+    def number(v: Any, signed: bool = False) -> str:
+        if isinstance(v, int) and not isinstance(v, bool):
+            return f"{v:+,d}" if signed else f"{v:,d}"
+        return "–" if v is None else (f"{v:+.3f}" if signed else f"{v:.3f}")
+
+    fmt = {"A": number, "B": number, "delta": lambda v: number(v, True)}
+    figures = _table(pl.DataFrame(rows, schema={"figure": pl.String, "A": pl.Object,
+                                                "B": pl.Object, "delta": pl.Object,
+                                                "95% interval of the delta": pl.String}),
+                     numeric=("A", "B", "delta"), formats=fmt, table_id="figures")
+    tested = "f1_significant" in d.attributes.columns
+    cols = ["attribute", "f1_a", "f1_b", "f1_delta", "precision_delta", "recall_delta"]
+    if tested:
+        cols += ["f1_delta_low", "f1_delta_high", "f1_p_value", "f1_significant"]
+    rates = [c for c in cols if c not in ("attribute", "f1_significant")]
+
+    def moved(frame: pl.DataFrame, table_id: str) -> str:
+        if not frame.height:
+            return '<p class="muted">None.</p>'
+        return _table(frame.select(cols).head(top), numeric=rates,
+                      formats={**{c: _fmt for c in rates},
+                               "f1_significant": lambda v: "<b>yes</b>" if v else "no"},
+                      table_id=table_id)
+
+    delta = pl.col("f1_delta")
+    worse = d.attributes.filter(delta < 0).sort("f1_delta", "attribute")
+    better = d.attributes.filter(delta > 0).sort("f1_delta", "attribute", descending=[True, False])
+    failing = d.documents.filter(pl.col("passed_a").fill_null(False)
+                                 & ~pl.col("passed_b").fill_null(True))
+    names = [f"A = {_e(getattr(a, 'directory', 'run A'))}",
+             f"B = {_e(getattr(b, 'directory', 'run B'))}"]
+    note = (f"paired bootstrap over {sig['n_shared_documents']:,} shared documents, "
+            f"{sig['resamples']:,} resamples: a change is significant when its 95 % interval "
+            "excludes 0" if sig else "no bootstrap: deltas only")
+    body = [
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="sub">{" · ".join(names)}; delta = B − A; {_e(note)}.</p>',
+        "<h2>Dataset figures</h2>", f'<div class="panel">{figures}</div>',
+        f"<h2>Got worse ({worse.height} attributes)</h2>",
+        f'<div class="panel">{moved(worse, "worse")}</div>',
+        f"<h2>Got better ({better.height} attributes)</h2>",
+        f'<div class="panel">{moved(better, "better")}</div>',
+        f"<h2>Newly failing documents ({failing.height})</h2>",
+        '<div class="panel">' + (_table(failing.select("doc_id", "rqs_a", "rqs_b", "rqs_delta",
+                                                      "n_changed_fields").head(top),
+                                        numeric=("rqs_a", "rqs_b", "rqs_delta"),
+                                        formats={c: _fmt for c in ("rqs_a", "rqs_b",
+                                                                   "rqs_delta")},
+                                        table_id="newly-failing")
+                                 if failing.height else '<p class="muted">None.</p>') + "</div>",
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

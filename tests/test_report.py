@@ -299,3 +299,49 @@ def test_report_shows_intervals_calibration_and_provenance(tmp_path):
     page = "".join(dom.text)
     assert f"[{run.summary['micro_f1_low']:.3f}, {run.summary['micro_f1_high']:.3f}]" in page
     assert f"jsoneval_polars {run.manifest['version']}" in page
+
+
+def _comparison_runs(tmp_path):
+    gt = [{"doc_id": f"d{i:03d}", "name": f"name {i}", "city": "Bern", "total": i}
+          for i in range(80)]
+    a = [dict(g) for g in gt]
+    b = [{**g, "name": "wrong" if i % 2 == 0 else g["name"],  # planted regression
+          "city": "Bärn" if i == 5 else g["city"]}  # one changed value: not significant
+         for i, g in enumerate(gt)]
+    return (evaluate(gt, a).write(tmp_path / "A"), evaluate(gt, b).write(tmp_path / "B"))
+
+
+def test_comparison_page_lists_the_planted_regression(tmp_path):
+    from jsoneval_polars.report import render_comparison
+
+    run_a_dir, run_b_dir = _comparison_runs(tmp_path)
+    text = render_comparison(run_a_dir, run_b_dir, bootstrap=500, seed=3)
+    assert "<script" not in text.lower()
+    assert not re.findall(r"https?://", text)
+    dom = _parse(text)
+    page = "".join(dom.text)
+    assert "Got worse (2 attributes)" in page and "Got better (0 attributes)" in page
+    # the rows of the "worse" table: name (significant) before city (not significant)
+    cells = [t.strip() for t in dom.text if t.strip()]
+    i = cells.index("Got worse (2 attributes)")
+    table = cells[i:cells.index("Got better (0 attributes)")]
+    assert table.index("name") < table.index("city")
+    flags = [x for x in table if x in ("yes", "no")]
+    assert flags == ["yes", "no"]
+
+
+@needs_browser
+def test_chromium_renders_the_comparison_from_the_cli(tmp_path):
+    run_a_dir, run_b_dir = _comparison_runs(tmp_path)
+    out = tmp_path / "cmp.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "jsoneval_polars", "report", str(run_a_dir), str(run_b_dir),
+         "--out", str(out), "--bootstrap", "300", "--seed", "1"],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    dom_text = _chromium(tmp_path, "--dump-dom", out.as_uri()).stdout
+    assert "Got worse (2 attributes)" in dom_text
+    cells = [t.strip() for t in _parse(dom_text).text if t.strip()]
+    table = cells[cells.index("Got worse (2 attributes)"):cells.index("Got better (0 attributes)")]
+    assert table.index("name") < table.index("city")
+    assert [x for x in table if x in ("yes", "no")] == ["yes", "no"]

@@ -52,8 +52,19 @@ def test_notebook_runs(path, tmp_path):
     assert all("Traceback" not in o for o in outputs)
     if path.stem == "quickstart":
         svgs = [o for o in outputs if o.lstrip().startswith("<svg")]
-        assert len(svgs) == 2 and all('class="bar"' in s for s in svgs)
+        assert len(svgs) == 3 and all('class="bar"' in s for s in svgs)
+        assert 'class="threshold"' in svgs[2]
         assert (tmp_path / "report.html").is_file()
+        # the planted regression is significant, the four flipped fields are not
+        verdicts = next(o for o in outputs if "regressed:" in o)
+        assert "regressed: micro-F1 delta -" in verdicts
+        lines = dict(line.strip().split(":", 1) for line in verdicts.strip().splitlines())
+        assert lines["regressed"].endswith(" significant")
+        assert not lines["regressed"].endswith("not significant")
+        assert lines["noisy"].endswith("not significant")
+        pages = [out.get("data", {}).get("text/html", "") for cell in nb.cells
+                 for out in cell.get("outputs", [])]
+        assert any("Got worse (1 attributes)" in p and "vendor.name" in p for p in pages)
         assert (tmp_path / "results" / "fields" / "part-000000.parquet").is_file()
     if path.stem == "duckdb":
         from sample_runs import run_a

@@ -36,9 +36,10 @@ import numpy as np
 import polars as pl
 
 from .config import Config, ListMethod
-from .flatten import Flattened
+from .flatten import Flattened, member_segment
 from .schemas import ALIGNMENTS
 from .similarity import capped_text, levenshtein_similarity
+from .values import value_key
 
 _SCALAR_KINDS = ["null", "bool", "int", "float", "string"]
 _KEY = ["doc", "la", "pcanon"]  # list instance; la = list attribute id
@@ -142,6 +143,26 @@ def _match_fields(
     )
 
 
+def _with_field_thresholds(
+    fields: pl.DataFrame, config: Config, la_names: pl.Series, field_names: pl.Series
+) -> pl.DataFrame:
+    """Add ``fthr``: the field_thresholds entry of each match field (its item attribute
+    ``list[].field``, else its bare name), null for none. Below it, a match field compared by
+    Levenshtein scores 0 (DECISIONS.md 49)."""
+    if not config.field_thresholds or fields.height == 0:
+        return fields.with_columns(pl.lit(None, pl.Float64).alias("fthr"))
+    pairs = fields.select("la", "field").unique()
+    thresholds = [
+        config.per_field("field_thresholds",
+                         la_names[la] + "[]" + member_segment(field_names[f]), field_names[f])
+        for la, f in pairs.iter_rows()
+    ]
+    return fields.join(
+        pairs.with_columns(pl.Series("fthr", thresholds, dtype=pl.Float64)),
+        on=["la", "field"], how="left", maintain_order="left",
+    )
+
+
 def _pair_similarity(
     cand: pl.DataFrame, fields: pl.DataFrame, gt_members: pl.DataFrame, aio_members: pl.DataFrame
 ) -> pl.DataFrame:
@@ -160,12 +181,14 @@ def _pair_similarity(
         pl.col("kind").alias("gt_kind"),
         pl.col("text").alias("gt_text"),
         pl.col("is_null").alias("gt_null"),
+        pl.col("key").alias("gt_key"),
     )
     am = aio_members.filter(pl.col("field").is_in(used.implode())).select(
         pl.col("item").alias("aio_item"),
         "field",
         pl.col("text").alias("aio_text"),
         pl.col("is_null").alias("aio_null"),
+        pl.col("key").alias("aio_key"),
     )
     cand = cand.with_row_index("_c")
     pf = (
@@ -180,9 +203,17 @@ def _pair_similarity(
             _prefixed("aio_text"),
         )
     )
-    fuzzy = pl.col("fuzzy_cfg") | (pl.col("auto") & (pl.col("gt_kind") == "string"))
+    # under auto a GT date string compares as a date (DECISIONS.md 46), other strings by
+    # Levenshtein; exact comparisons are by value (keys: values.value_key) unless prefixed
+    fuzzy = pl.col("fuzzy_cfg") | (
+        pl.col("auto") & (pl.col("gt_kind") == "string") & pl.col("gt_key").is_null()
+    )
+    same = (pl.col("gt_text") == pl.col("aio_text")) | (
+        pl.col("prefix").is_null() & (pl.col("gt_key") == pl.col("aio_key"))
+    ).fill_null(False)
     lev_row = ~pl.col("gt_null") & ~pl.col("aio_null") & fuzzy.fill_null(False)
     n_gt, n_aio = (pl.col(c).str.len_chars().cast(pl.Int64) for c in ("gt_text", "aio_text"))
+    below = pl.col("fthr").is_not_null() & (pl.col("_lev_value") < pl.col("fthr"))
     longest = pl.max_horizontal(n_gt, n_aio)
     pf = pf.with_columns(
         lev_row.alias("_lev_row"),
@@ -199,13 +230,15 @@ def _pair_similarity(
             .when(pl.col("gt_null") | pl.col("aio_null"))
             .then(0.0)
             .when(pl.col("_lev_row"))
-            .then(lev)
-            .otherwise((pl.col("gt_text") == pl.col("aio_text")).cast(pl.Float64))
+            # a bound below the field's threshold is 0 too: the similarity is no higher
+            .then(pl.when(below).then(0.0).otherwise(pl.col("_lev_value")))
+            .otherwise(same.cast(pl.Float64))
         )
+        frame = pf.with_columns(lev.alias("_lev_value"))
         if one_field:  # one row per candidate: no mean needed
-            means = pf.select("_c", fsim.alias("s"))
+            means = frame.select("_c", fsim.alias("s"))
         else:
-            means = pf.group_by("_c").agg(fsim.mean().alias("s"))
+            means = frame.group_by("_c").agg(fsim.mean().alias("s"))
         sim = np.zeros(cand.height)
         means = means.drop_nulls("s")
         sim[means["_c"].to_numpy()] = means["s"].to_numpy()
@@ -308,7 +341,7 @@ def _field_values(items: pl.Series, members: pl.DataFrame, match_field: dict) ->
         pl.DataFrame({"item": items})
         .join(
             members.filter(pl.col("field") == match_field["field"]).select(
-                "item", "kind", "text", "is_null"
+                "item", "kind", "text", "is_null", "key"
             ),
             on="item",
             how="left",
@@ -318,6 +351,7 @@ def _field_values(items: pl.Series, members: pl.DataFrame, match_field: dict) ->
             text.alias("text"),
             pl.col("is_null").fill_null(True),
             pl.col("kind"),
+            pl.col("key") if match_field["prefix"] is None else pl.lit(None, pl.String),
         )
         .with_columns(capped_text("text").fill_null(""))
     )
@@ -356,16 +390,23 @@ def _bounded_pairs(
         a_null = av["is_null"].to_numpy()
         if g_null.all() and a_null.all():
             continue  # a match field these lists do not have: left out of every mean
-        string = (gv["kind"] == "string").fill_null(False).to_numpy()
+        string = ((gv["kind"] == "string") & gv["key"].is_null()).fill_null(False).to_numpy()
         lev = ~g_null & (f["fuzzy_cfg"] | (f["auto"] & string))
         # one comparison per pair: a GT code of -1 (null, or compared by Levenshtein) and an
-        # AIO code of -2 (null) equal nothing
+        # AIO code of -2 (null) equal nothing; so for the value keys (dates, numbers)
         g_code = np.where(~g_null & ~lev, codes[:n], -1).astype(np.int32)
         a_code = np.where(~a_null, codes[n:], -2).astype(np.int32)
+        keys = pl.concat([gv["key"], av["key"]])
+        key_codes = None
+        if keys.null_count() < len(keys):
+            k = keys.rank("dense").fill_null(-1).to_numpy()
+            key_codes = (np.where(~g_null & ~lev & (k[:n] >= 0), k[:n], -3).astype(np.int32),
+                         np.where(~a_null & (k[n:] >= 0), k[n:], -4).astype(np.int32))
         both_null = (g_null, a_null) if g_null.any() and a_null.any() else None
-        exact_fields.append((both_null, g_code, a_code))
+        exact_fields.append((both_null, g_code, a_code, key_codes))
         if lev.any():
-            lev_fields.append((lev, gv["text"].to_list(), av["text"].to_list(), a_null))
+            lev_fields.append((lev, gv["text"].to_list(), av["text"].to_list(), a_null,
+                               f["fthr"] or 0.0))
     cutoff = max(0.0, 1.0 - len(exact_fields) * (1.0 - threshold) - 1e-6)
     rows = max(1, CHUNK_CELLS // max(m, 1))
     found_g, found_a = [], []
@@ -374,22 +415,27 @@ def _bounded_pairs(
         hi = min(n, lo + rows)
         total = np.zeros((hi - lo, m))
         count: np.ndarray | int = 0  # fields in each pair's mean: not null on both sides
-        for both_null, g_code, a_code in exact_fields:
+        for both_null, g_code, a_code, key_codes in exact_fields:
             if both_null is None:
                 count = count + 1
             else:
                 count = count + ~(both_null[0][lo:hi, None] & both_null[1][None, :])
-            total += g_code[lo:hi, None] == a_code[None, :]
+            same = g_code[lo:hi, None] == a_code[None, :]
+            if key_codes is not None:
+                same |= key_codes[0][lo:hi, None] == key_codes[1][None, :]
+            total += same
         remaining = np.zeros(hi - lo, dtype=np.int32)  # Levenshtein fields still to add
         for lev, *_ in lev_fields:
             remaining += lev[lo:hi]
-        for lev, g_text, a_text, a_null in lev_fields:
+        for lev, g_text, a_text, a_null, f_threshold in lev_fields:
             reach = (total + remaining[:, None]) >= (threshold - _MARGIN) * count
             reach &= lev[lo:hi, None] & ~a_null[None, :]
             rows_lev = np.flatnonzero(reach.any(axis=1))
             cols = np.flatnonzero(reach.any(axis=0))
             n_reach = int(reach.sum())
-            score = {"scorer": Levenshtein.normalized_similarity, "score_cutoff": cutoff,
+            # below its field threshold a field scores 0, which rapidfuzz's cutoff gives
+            score = {"scorer": Levenshtein.normalized_similarity,
+                     "score_cutoff": max(cutoff, f_threshold),
                      "dtype": np.float64, "workers": -1}
             if 4 * n_reach >= len(rows_lev) * len(cols) > 0:  # dense: the block, as a matrix
                 total[np.ix_(rows_lev, cols)] += process.cdist(
@@ -560,10 +606,12 @@ def _members(gt: Flattened, aio: Flattened, config: Config, la_names: pl.Series)
     ]
     names, (g_field, a_field, _) = encode([sides[0]["member"], sides[1]["member"], configured])
     gt_members, aio_members = (
-        s.select("item", f.alias("field"), "kind", "text", "is_null")
-        for s, f in zip(sides, (g_field, a_field), strict=True)
+        s.select("item", f.alias("field"), "kind", "text", "is_null").with_columns(
+            value_key(s, numeric_strings=side == "aio", date_order=config.date_order)
+        )
+        for s, f, side in zip(sides, (g_field, a_field), ("gt", "aio"), strict=True)
     )
-    return gt_members, aio_members, _ids(names, configured.to_list())
+    return gt_members, aio_members, _ids(names, configured.to_list()), names
 
 
 def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
@@ -573,7 +621,7 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
     aio_items = aio.items.with_columns(a_la.alias("la"))
     la_ids = _ids(la_names, list(config.lists))
     settings = _list_settings(config, la_ids)
-    gt_members, aio_members, field_ids = _members(gt, aio, config, la_names)
+    gt_members, aio_members, field_ids, field_names = _members(gt, aio, config, la_names)
     max_depth = max(
         gt.items["depth"].max() or 0,  # type: ignore[operator]
         aio.items["depth"].max() or 0,  # type: ignore[operator]
@@ -590,7 +638,10 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
         a = _with_parent(aio_items.filter(pl.col("depth") == depth), aio_prefix[-1]).rename(
             {"item": "aio_item", "index": "aio_index"}
         )
-        fields = _match_fields(g, gt_members, config, la_ids, field_ids)
+        fields = _with_field_thresholds(
+            _match_fields(g, gt_members, config, la_ids, field_ids), config, la_names,
+            field_names,
+        )
         cand = _candidates(
             g, a, settings, config, fields, gt_members, aio_members, la_names, failed
         )

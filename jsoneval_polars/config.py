@@ -27,6 +27,7 @@ class Strategy(StrEnum):
     SEMANTIC = "SEMANTIC"
     NUMERIC = "NUMERIC"
     IGNORE = "IGNORE"
+    DATE = "DATE"
 
 
 class ListMethod(StrEnum):
@@ -181,6 +182,9 @@ class Config:
     empty_containers_are_null: bool = False
     null_extra_is_hallucination: bool = False
     id_field: str = "doc_id"
+    date_order: str = "DMY"
+    field_thresholds: Mapping[str, float] = field(default_factory=dict)
+    field_weights: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.field_strategies, Mapping):
@@ -208,9 +212,20 @@ class Config:
             _flag(key, getattr(self, key))
         if not isinstance(self.id_field, str) or not self.id_field:
             raise ConfigError(f"id_field must be a non-empty string; got {self.id_field!r}")
+        _set(self, "date_order", _date_order(self.date_order))
+        _set(self, "field_thresholds", _per_field(
+            "field_thresholds", self.field_thresholds, lo=0.0, hi=1.0))
+        _set(self, "field_weights", _per_field("field_weights", self.field_weights, lo=0.0))
 
     def list_config(self, list_attribute: str) -> ListConfig:
         return self.lists.get(list_attribute, _DEFAULT_LIST)
+
+    def per_field(self, key: str, attribute: str, bare: str | None) -> Any:
+        """The ``key`` setting (a PER_FIELD_KEYS mapping) of a field: its attribute's entry,
+        else its bare field name's, else None."""
+        mapping = getattr(self, key)
+        value = mapping.get(attribute)
+        return mapping.get(bare) if value is None and bare is not None else value
 
 
 _DEFAULT_LIST = ListConfig()
@@ -228,7 +243,30 @@ _TOP_KEYS = (
     "empty_containers_are_null",
     "null_extra_is_hallucination",
     "id_field",
+    "date_order",
+    "field_thresholds",
+    "field_weights",
 )
+
+#: The per-field settings: attribute path or bare field name -> value, like field_strategies.
+PER_FIELD_KEYS = ("field_strategies", "field_thresholds", "field_weights")
+
+
+def _per_field(key: str, value: Any, *, lo: float, hi: float | None = None) -> dict[str, float]:
+    """An attribute or bare field name -> number mapping (a threshold, a weight)."""
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{key} must be an object mapping field names to numbers; got {value!r}")
+    return {str(k): _number(f"{key}.{k}", v, lo=lo, hi=hi) for k, v in value.items()}
+
+DATE_ORDERS = ("DMY", "MDY", "YMD")
+
+
+def _date_order(value: Any) -> str:
+    """How NN/NN/YYYY dates read: day first (DMY), month first (MDY), or not at all (YMD)."""
+    if isinstance(value, str) and value.upper() in DATE_ORDERS:
+        return value.upper()
+    quoted = ", ".join(f"'{a}'" for a in DATE_ORDERS)
+    raise ConfigError(f"date_order must be one of {quoted}; got {value!r}")
 
 
 def _match_fields(key: str, value: Any) -> tuple[MatchField, ...]:
@@ -337,6 +375,13 @@ def parse_config(raw: Mapping[str, Any] | Config | None) -> Config:
         if not isinstance(raw["id_field"], str) or not raw["id_field"]:
             raise ConfigError(f"id_field must be a non-empty string; got {raw['id_field']!r}")
         kw["id_field"] = raw["id_field"]
+    if "date_order" in raw:
+        kw["date_order"] = _date_order(raw["date_order"])
+    if "field_thresholds" in raw:
+        kw["field_thresholds"] = _per_field(
+            "field_thresholds", raw["field_thresholds"], lo=0.0, hi=1.0)
+    if "field_weights" in raw:
+        kw["field_weights"] = _per_field("field_weights", raw["field_weights"], lo=0.0)
     return Config(**kw)
 
 
@@ -407,12 +452,13 @@ def unmatched_names(config: Config, attributes: list[str]) -> list[str]:
     lists = {a.split("[]")[0] for a in attributes if "[]" in a}
     lists |= {a[: i] for a in attributes for i in range(len(a)) if a.startswith("[]", i)}
     messages = []
-    for name in config.field_strategies:
-        if name not in attrs and name not in bare:
-            messages.append(
-                f"field_strategies names '{name}', which occurs in no document."
-                + _hint(name, sorted(attrs | bare))
-            )
+    for key in PER_FIELD_KEYS:
+        for name in getattr(config, key):
+            if name not in attrs and name not in bare:
+                messages.append(
+                    f"{key} names '{name}', which occurs in no document."
+                    + _hint(name, sorted(attrs | bare))
+                )
     for name in config.lists:
         if name not in lists:
             messages.append(

@@ -29,13 +29,14 @@ from .align import ALIGNMENT_SCHEMA, align, encode
 from .classify import bucket_expr, cell_expr, decode, pair_leaves
 from .config import Config
 from .counts import RunState, doc_attribute_counts, run_state
-from .flatten import flatten
+from .flatten import flatten, path_keys
 from .ingest import ErrorRows, Pairs
 from .rates import document_rates
 from .schemas import BUCKETS, CELLS, DOCUMENTS, ERRORS, FIELDS, STRATEGIES
 from .scorers import Scorer
 from .similarity import (
     long_text_warnings,
+    path_setting,
     path_strategies,
     score_fields,
     with_strategy,
@@ -130,13 +131,18 @@ def score_batch(
             paths["attribute"].is_in(listed.implode()).gather(pid).alias("listed")
         )
     configured = path_strategies(paths["attribute"], paths["key"], config).gather(pid)
+    if config.field_thresholds:
+        fields = fields.with_columns(path_setting(
+            paths["attribute"], paths["key"], config.field_thresholds, pl.Float64, "threshold"
+        ).gather(pid))
     fields = with_strategy(fields, configured, config)
     fields = score_fields(fields, config, semantic_scorer).with_columns(cell_expr(config))
     for doc, side, message in long_text_warnings(fields, paths["path"], semantic_scorer):
         report(side, doc, message, "warning")
     clock.lap("score", next_stage="aggregate")
     counts = doc_attribute_counts(fields, config, docs["doc"], attributes)
-    documents = document_rates(counts, docs, config).sort("doc")
+    documents = document_rates(counts, docs, config, attribute_weights(attributes, config)
+                               ).sort("doc")
     doc_keys = table.select("doc_id", *meta_cols)  # row i is doc i
 
     def per_doc(frame: pl.DataFrame) -> pl.DataFrame:
@@ -178,6 +184,19 @@ def score_batch(
     clock.lap("aggregate")
     out.timings = clock.laps
     return out
+
+
+def attribute_weights(attributes: pl.Series, config: Config) -> pl.Series | None:
+    """The field_weights entry of each attribute (its own, else its bare field name's; 1.0
+    for none), in the order of ``attributes``; None when the config sets no weight."""
+    if not config.field_weights:
+        return None
+    weights = []
+    for name in attributes.to_list():
+        keys = path_keys(name)
+        weight = config.per_field("field_weights", name, keys[-1] if keys else None)
+        weights.append(1.0 if weight is None else weight)
+    return pl.Series("weight", weights, dtype=pl.Float64)
 
 
 @contextlib.contextmanager

@@ -99,6 +99,11 @@ def _segments(key: str) -> tuple[str, str]:
     return seg
 
 
+def member_segment(key: str) -> str:
+    """How a member ``key`` continues a path: ``.key``, or ``["the key"]`` quoted."""
+    return _segments(key)[1]
+
+
 _decoder = json.JSONDecoder()
 
 

@@ -55,16 +55,27 @@ def attribute_rates(
 
 
 def document_rates(
-    counts: pl.DataFrame, docs: pl.DataFrame, config: Config
+    counts: pl.DataFrame, docs: pl.DataFrame, config: Config, weights: pl.Series | None = None
 ) -> pl.DataFrame:
-    """Per-document table: ``docs`` has doc, doc_id, safety, presence and parse status."""
+    """Per-document table: ``docs`` has doc, doc_id, safety, presence and parse status.
+
+    ``weights`` (one per attribute id ``attr`` of ``counts``; field_weights) make accuracy
+    the weighted share of correct fields, sum(w * n_correct) / sum(w * n_scored), 1.0 when
+    that denominator is 0; without them every weight is 1."""
     per_attr_f1 = prf()[2]
-    sums = counts.with_columns(per_attr_f1).group_by("doc").agg(
+    if weights is None:
+        weighted = (pl.col("n_correct").cast(pl.Float64).alias("w_correct"),
+                    pl.col("n_scored").cast(pl.Float64).alias("w_scored"))
+    else:
+        w = pl.lit(weights).gather(pl.col("attr"))
+        weighted = ((w * pl.col("n_correct")).alias("w_correct"),
+                    (w * pl.col("n_scored")).alias("w_scored"))
+    sums = counts.with_columns(per_attr_f1, *weighted).group_by("doc").agg(
         pl.col("f1").mean().alias("macro_f1"),
         pl.col(
             "n_total_distinct", "n_gt_non_null", "n_both_non_null", "n_aio_missing_or_null",
             "n_extra_keys", "n_gt_null_aio_has_value", "n_scored", "n_correct",
-            "tp", "tn", "fp", "fn",
+            "tp", "tn", "fp", "fn", "w_correct", "w_scored",
         ).sum(),
     )
     w = config.weights
@@ -84,8 +95,10 @@ def document_rates(
                 pl.col("n_total_distinct"),
                 0.0,
             ).alias("hallucination"),
-            _ratio(pl.col("n_correct"), pl.col("n_scored"), 1.0).alias("accuracy"),
+            _ratio(pl.col("w_correct"), pl.col("w_scored").fill_null(0.0), 1.0)
+            .alias("accuracy"),
         )
+        .drop("w_correct", "w_scored")
         .with_columns(
             (
                 w.accuracy * pl.col("accuracy")
@@ -96,7 +109,9 @@ def document_rates(
             .clip(0.0, 1.0)
             .alias("rqs")
         )
-        .with_columns((pl.col("rqs") >= config.pass_threshold).alias("passed"))
+        # a document the GT does not have is never passed (DECISIONS.md 48)
+        .with_columns(((pl.col("rqs") >= config.pass_threshold) & pl.col("gt_present"))
+                      .alias("passed"))
     )
     return out
 

@@ -20,9 +20,10 @@ from .config import Strategy
 CODE = pl.UInt8
 
 STRATEGIES = tuple(s.value for s in Strategy)
-EXACT, FUZZY, SEMANTIC, NUMERIC, IGNORE = (
+EXACT, FUZZY, SEMANTIC, NUMERIC, IGNORE, DATE = (
     STRATEGIES.index(s.value)
-    for s in (Strategy.EXACT, Strategy.FUZZY, Strategy.SEMANTIC, Strategy.NUMERIC, Strategy.IGNORE)
+    for s in (Strategy.EXACT, Strategy.FUZZY, Strategy.SEMANTIC, Strategy.NUMERIC, Strategy.IGNORE,
+              Strategy.DATE)
 )
 
 #: Null buckets of a (GT, AIO) field (SPEC §3).

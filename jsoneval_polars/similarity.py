@@ -12,9 +12,11 @@ import numpy as np
 import polars as pl
 
 from .config import Config, Strategy
-from .schemas import BOTH_NON_NULL, CODE, EXACT, FUZZY, IGNORE, NUMERIC, SEMANTIC, STRATEGIES
+from .schemas import (
+    BOTH_NON_NULL, CODE, DATE, EXACT, FUZZY, IGNORE, NUMERIC, SEMANTIC, STRATEGIES,
+)
 from .scorers import TEXT_CAP, Scorer, resolve_scorer
-from .values import is_date_or_email, parse_number
+from .values import INT_EXACT, date_of, is_date_or_email, parse_number
 
 _TINY = 1e-12
 
@@ -108,19 +110,27 @@ def _semantic_similarity(pairs: pl.DataFrame, scorer: Scorer) -> pl.Series:
     return pairs.join(uniq, on=["gt_text", "aio_text"], how="left", maintain_order="left")["_sim"]
 
 
+def path_setting(
+    attributes: pl.Series, keys: pl.Series, by_name: dict, dtype: pl.DataType, name: str
+) -> pl.Series:
+    """A per-field setting of each path: the entry of ``by_name`` (attribute path or bare
+    field name -> value) for its attribute, else for its bare field name, else null."""
+    frame = pl.DataFrame({"attribute": attributes, "key": keys})
+    if not by_name:
+        return pl.repeat(None, frame.height, dtype=dtype, eager=True).alias(name)
+    return frame.select(
+        pl.coalesce(
+            pl.col("attribute").replace_strict(by_name, default=None, return_dtype=dtype),
+            pl.col("key").replace_strict(by_name, default=None, return_dtype=dtype),
+        ).alias(name)
+    ).to_series()
+
+
 def path_strategies(attributes: pl.Series, keys: pl.Series, config: Config) -> pl.Series:
     """Configured strategy code of each path (explicit attribute, then bare field name), null
     where the strategy is detected from the value."""
-    by_attr = {k: STRATEGIES.index(v.value) for k, v in config.field_strategies.items()}
-    frame = pl.DataFrame({"attribute": attributes, "key": keys})
-    if not by_attr:
-        return pl.repeat(None, frame.height, dtype=CODE, eager=True).alias("strategy")
-    return frame.select(
-        pl.coalesce(
-            pl.col("attribute").replace_strict(by_attr, default=None, return_dtype=CODE),
-            pl.col("key").replace_strict(by_attr, default=None, return_dtype=CODE),
-        ).alias("strategy")
-    ).to_series()
+    by_name = {k: STRATEGIES.index(v.value) for k, v in config.field_strategies.items()}
+    return path_setting(attributes, keys, by_name, CODE, "strategy")
 
 
 def strategy_expr(config: Config) -> pl.Expr:
@@ -136,7 +146,7 @@ def strategy_expr(config: Config) -> pl.Expr:
     return (
         pl.when(kind.is_in(["bool", "int", "float", "array", "object"]))
         .then(code(Strategy.EXACT))
-        .when((kind == "string") & is_date_or_email(text))
+        .when((kind == "string") & is_date_or_email(text, config.date_order))
         .then(code(Strategy.EXACT))
         .otherwise(code(config.default_text_strategy))
         .alias("strategy")
@@ -184,12 +194,37 @@ def _numbers(values: pl.DataFrame) -> pl.DataFrame:
     return out
 
 
+def same_value(values: pl.DataFrame, strategy: pl.Series, date_order: str) -> pl.Series:
+    """EXACT's and DATE's match of rows whose canonical texts differ (DECISIONS.md 46, 47):
+    a GT date and an AIO date (any recognized format) on the same calendar day; under EXACT
+    also a GT number and an AIO numeric string of the same value (float64, so only below
+    2**53 in magnitude). Needs gt_text, aio_text, gt_kind, aio_kind; ``strategy`` holds codes.
+    The parsers run on the rows that can match this way only."""
+    out = pl.Series("same", [False] * values.height)
+    aio_string = values["aio_kind"] == "string"
+    by_date = (values["gt_kind"] == "string") & aio_string
+    by_number = (strategy == EXACT) & values["gt_kind"].is_in(["int", "float"]) & aio_string
+    for rows, expr in (
+        (by_date, (date_of(pl.col("gt_text"), date_order)
+                   == date_of(pl.col("aio_text"), date_order))),
+        (by_number, (pl.col("gt_text").cast(pl.Float64, strict=False).abs() < INT_EXACT)
+         & (parse_number(pl.col("aio_text"), pl.col("aio_kind"))
+            == pl.col("gt_text").cast(pl.Float64, strict=False))),
+    ):
+        at = rows.fill_null(False).arg_true()
+        if len(at):
+            out = out.scatter(at, values[at].select(expr.fill_null(False)).to_series())
+    return out
+
+
 def score_fields(
     fields: pl.DataFrame, config: Config, semantic_scorer: Scorer | str | None = None
 ) -> pl.DataFrame:
     """Add ``similarity`` and ``match`` to the rows of bucket ``both_non_null``.
 
-    Needs columns bucket and strategy (codes), gt_text, aio_text, gt_kind, aio_kind.
+    Needs columns bucket and strategy (codes), gt_text, aio_text, gt_kind, aio_kind, and
+    ``threshold`` (the path's field_thresholds entry, null for none) when the config has
+    field_thresholds.
     """
 
     scored = (pl.col("bucket") == BOTH_NON_NULL).fill_null(False)
@@ -199,6 +234,8 @@ def score_fields(
         (scored & (strategy == NUMERIC)).alias("numeric"),
         (scored & (strategy == FUZZY)).alias("fuzzy"),
         (scored & (strategy == SEMANTIC)).alias("semantic"),
+        (scored & strategy.is_in([EXACT, DATE]) & (pl.col("gt_text") != pl.col("aio_text")))
+        .alias("by_value"),
     )
     values = fields.select("gt_text", "aio_text", "gt_kind", "aio_kind")
 
@@ -234,18 +271,22 @@ def score_fields(
             ),
         ]
     ).cast(pl.Float64)
+    at_value = rows["by_value"].arg_true()
     fields = fields.with_columns(
+        scattered(n, at_value, same_value(
+            values[at_value], fields["strategy"].gather(at_value), config.date_order
+        ).alias("_same")),
         scattered(n, at, numeric["_num_sim"]),
         scattered(n, at, numeric["_num_match"]),
         scattered(n, pl.concat([at_fuzzy, at_sem]), text_sim.alias("_text_sim")),
     )
 
-    exact = pl.col("gt_text") == pl.col("aio_text")
+    exact = (pl.col("gt_text") == pl.col("aio_text")) | pl.col("_same").fill_null(False)
     unscored = ~scored | (strategy == IGNORE)
     similarity = (
         pl.when(unscored)
         .then(None)
-        .when(strategy == EXACT)
+        .when(strategy.is_in([EXACT, DATE]))
         .then(exact.cast(pl.Float64))
         .when(strategy == NUMERIC)
         .then(pl.col("_num_sim"))
@@ -254,14 +295,21 @@ def score_fields(
     match = (
         pl.when(unscored)
         .then(None)
-        .when(strategy == EXACT)
+        .when(strategy.is_in([EXACT, DATE]))
         .then(exact)
         .when(strategy == NUMERIC)
         .then(pl.col("_num_match"))
         .when(strategy == FUZZY)
-        .then(pl.col("_text_sim") >= config.fuzzy_threshold)
-        .otherwise(pl.col("_text_sim") >= config.semantic_threshold)
+        .then(pl.col("_text_sim") >= _threshold(config.fuzzy_threshold, config))
+        .otherwise(pl.col("_text_sim") >= _threshold(config.semantic_threshold, config))
     )
     return fields.with_columns(similarity.alias("similarity"), match.alias("match")).drop(
-        "_num_sim", "_num_match", "_text_sim"
+        "_num_sim", "_num_match", "_text_sim", "_same"
     )
+
+
+def _threshold(default: float, config: Config) -> pl.Expr:
+    """A row's FUZZY/SEMANTIC threshold: its field_thresholds entry, else ``default``."""
+    if not config.field_thresholds:
+        return pl.lit(default)
+    return pl.col("threshold").fill_null(default)

@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import polars as pl
 
 KINDS = ("null", "bool", "int", "float", "string", "array", "object")
-_INT_EXACT = 2**53
+INT_EXACT = 2**53  # floats below this magnitude hold every integer exactly
 
 
 def canonical_float(value: float) -> str | None:
     """Canonical text of a float; None for NaN (a null)."""
     if value != value:
         return None
-    if math.isfinite(value) and value == int(value) and abs(value) < _INT_EXACT:
+    if math.isfinite(value) and value == int(value) and abs(value) < INT_EXACT:
         return str(int(value))
     return repr(value)
 
@@ -39,35 +40,104 @@ _ISO_DATE = (
     r"(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?$"
 )
 _EMAIL = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
-# Numbers as NUMERIC reads them (DECISIONS.md 7): sign and currency sign in either order,
-# thousands separators removed first.
+
+# Dates (DECISIONS.md 46), on canonical text: each format is a regex with groups y, m, d.
+_MONTH = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_D, _M, _Y = r"(?P<d>[0-9]{1,2})", r"(?P<m>[0-9]{1,2})", r"(?P<y>[0-9]{4})"
+_NAMED = f"(?P<m>{_MONTH})\\.?"
+
+def date_formats(date_order: str) -> tuple[str, ...]:
+    """The recognized date formats as regexes with groups y, m, d (m may be a month name).
+    ``date_order`` reads NN/NN/YYYY day first (DMY) or month first (MDY); under YMD only
+    year-first numeric dates are read."""
+    slashed = {"DMY": [f"^{_D}/{_M}/{_Y}$"], "MDY": [f"^{_M}/{_D}/{_Y}$"], "YMD": []}
+    return (
+        f"^{_Y}-(?P<m>[0-9]{{2}})-(?P<d>[0-9]{{2}})(?:[t ].*)?$",  # ISO, after _ISO_DATE
+        f"^{_Y}/{_M}/{_D}$",
+        *slashed[date_order],
+        f"^{_D}\\.{_M}\\.{_Y}$",
+        f"^{_D}[- ]{_NAMED}[- ]{_Y}$",
+        f"^{_NAMED} {_D},? {_Y}$",
+    )
+
+
+def date_of(text: pl.Expr, date_order: str = "DMY") -> pl.Expr:
+    """The calendar date a canonical text names in a recognized format, else null (an
+    impossible day such as 31/02/2025 included). Vectorized: one regex per format, coalesced,
+    then one strict ``%Y-%m-%d`` parse."""
+    s = text.str.strip_chars()
+    iso_ok = s.str.contains(_ISO_DATE)
+    parts = []
+    for i, fmt in enumerate(date_formats(date_order)):
+        g = (pl.when(iso_ok) if i == 0 else pl.when(True)).then(s).str.extract_groups(fmt)
+        parts.append(g)
+    y = pl.coalesce([p.struct.field("y") for p in parts])
+    y = pl.when(y != "0000").then(y)  # year 1 is the first a calendar date has
+    m = pl.coalesce([p.struct.field("m") for p in parts])
+    d = pl.coalesce([p.struct.field("d") for p in parts])
+    month = (
+        pl.when(m.str.contains(r"^[0-9]+$"))
+        .then(m)
+        .otherwise(m.str.slice(0, 3).replace_strict(
+            {name: str(i + 1) for i, name in enumerate(_MONTHS)}, default=None))
+    )
+    iso = pl.concat_str([y, month.str.zfill(2), d.str.zfill(2)], separator="-")
+    return iso.str.to_date("%Y-%m-%d", strict=False)
+
+
+def looks_like_date(raw: pl.Expr, date_order: str = "DMY") -> pl.Expr:
+    """True where a (stripped) canonical string is written in a recognized date format (the
+    strategy detection test; the day itself need not exist)."""
+    s = raw.str.strip_chars()
+    formats = date_formats(date_order)[1:]
+    return s.str.contains(_ISO_DATE) | s.str.contains("|".join(f"(?:{_unnamed(f)})" for f in formats))
+
+
+def _unnamed(fmt: str) -> str:
+    return re.sub(r"\(\?P<[a-z]>", "(", fmt)
+
+
+def is_date_or_email(raw: pl.Expr, date_order: str = "DMY") -> pl.Expr:
+    """True where a (stripped) raw string looks like a date (any recognized format) or an
+    e-mail address."""
+    return looks_like_date(raw, date_order) | raw.str.strip_chars().str.contains(_EMAIL)
+
+
+# Numbers as NUMERIC reads them (DECISIONS.md 7, 43): thousands separators removed first; then
+# optional parentheses (a negative), one currency code before or after, a sign and a currency
+# sign in either order before the digits or a currency sign after them, spaces between.
 _CURRENCY = r"[$€£¥₹]"
+CURRENCY_CODES = (
+    "usd", "eur", "gbp", "jpy", "chf", "cad", "aud", "nzd", "cny", "inr", "sek", "nok", "dkk",
+    "pln", "czk", "huf", "sgd", "hkd", "krw", "brl", "mxn", "zar", "try", "ils", "aed", "sar",
+)
+_CODE = "(?:" + "|".join(CURRENCY_CODES) + ")"
 _NUMBER_TEXT = (
-    rf"^(?:[+-]?{_CURRENCY}?|{_CURRENCY}[+-])(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+    r"^(?P<open>\()?\s*(?:" + _CODE + r"\s*)?"
+    rf"(?P<pre>[+-]?{_CURRENCY}?|{_CURRENCY}[+-])\s*"
+    r"(?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?)"
+    rf"\s*(?P<suf>{_CURRENCY})?\s*(?:" + _CODE + r")?\s*(?P<close>\))?$"
 )
 
 
-def is_date_or_email(raw: pl.Expr) -> pl.Expr:
-    """True where a (stripped) raw string looks like an ISO-8601 date/datetime or an e-mail."""
-    s = raw.str.strip_chars()
-    return s.str.contains(_ISO_DATE) | s.str.contains(_EMAIL)
-
-
 def parse_number(text: pl.Expr, kind: pl.Expr) -> pl.Expr:
-    """Float value of a leaf for NUMERIC: numbers, and numeric strings (thousands separators and
-    one currency sign ignored); null for anything else, booleans included."""
+    """Float value of a leaf for NUMERIC: numbers, and numeric strings (canonical text:
+    thousands separators, currency signs and codes, parentheses for a negative); null for
+    anything else, booleans included."""
     # the string branch only matters for strings; null elsewhere, the regexes skip those rows
-    s = (
-        pl.when(kind == "string")
-        .then(text)
-        .str.strip_chars()
-        .str.replace_all(",", "", literal=True)
-    )
-    ok = s.str.contains(_NUMBER_TEXT)
-    prefix = s.str.extract(r"^([^0-9.]*)", 1)  # sign and currency sign, in either order
-    sign = pl.when(prefix.str.contains("-", literal=True)).then(-1.0).otherwise(1.0)
-    mantissa = s.str.slice(prefix.str.len_chars())
-    value = mantissa.cast(pl.Float64, strict=False) * sign
+    s = pl.when(kind == "string").then(text).str.replace_all(",", "", literal=True)
+    g = s.str.extract_groups(_NUMBER_TEXT)
+    pre, paren = g.struct.field("pre"), g.struct.field("open").is_not_null()
+    balanced = paren == g.struct.field("close").is_not_null()
+    one_sign = ~(pre.str.contains(_CURRENCY) & g.struct.field("suf").is_not_null())
+    negative = pre.str.contains("-", literal=True)
+    ok = balanced & one_sign & ~(paren & pre.str.contains("[+-]"))
+    value = g.struct.field("num").cast(pl.Float64, strict=False)
+    value = pl.when(negative | paren).then(-value).otherwise(value)
     return (
         pl.when(kind.is_in(["int", "float"]))
         .then(text.cast(pl.Float64, strict=False))
@@ -75,3 +145,30 @@ def parse_number(text: pl.Expr, kind: pl.Expr) -> pl.Expr:
         .then(value)
         .otherwise(None)
     )
+
+
+def value_key(
+    members: pl.DataFrame, *, numeric_strings: bool, date_order: str = "DMY"
+) -> pl.Expr:
+    """``key``: what a list match field compares by value besides its canonical text
+    (DECISIONS.md 46, 47): ``d:`` and the ISO date of a date string in a recognized format,
+    ``n:`` and the float of a number below 2**53 in magnitude (and, with
+    ``numeric_strings``, for the AIO side, of a numeric string); null otherwise. Needs
+    kind and text; the parsers run only on strings holding a digit."""
+    number = parse_number(pl.col("text"), pl.col("kind"))
+    if not numeric_strings:
+        number = pl.when(pl.col("kind").is_in(["int", "float"])).then(number)
+    date = date_of(pl.col("text"), date_order)
+    key = pl.coalesce(
+        pl.when(number.abs() < INT_EXACT).then(pl.lit("n:") + (number + 0.0).cast(pl.String)),
+        pl.when(pl.col("kind") == "string").then(pl.lit("d:") + date.cast(pl.String)),
+    ).alias("key")
+    candidates = (
+        pl.col("kind").is_in(["int", "float"])
+        | ((pl.col("kind") == "string") & pl.col("text").str.contains("[0-9]"))
+    )
+    at = members.select(candidates.fill_null(False)).to_series().arg_true()
+    full = pl.repeat(None, members.height, dtype=pl.String, eager=True).alias("key")
+    if len(at):
+        full = full.scatter(at, members[at].select(key).to_series())
+    return pl.lit(full)

@@ -6,6 +6,7 @@ slow but easy to check line by line against the text. Entry point: ``reference_e
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import re
@@ -15,7 +16,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 from scipy.optimize import linear_sum_assignment
 
-STRATEGIES = ("EXACT", "FUZZY", "SEMANTIC", "NUMERIC", "IGNORE")
+STRATEGIES = ("EXACT", "FUZZY", "SEMANTIC", "NUMERIC", "IGNORE", "DATE")
 
 DEFAULT_CONFIG: dict[str, Any] = {
     "field_strategies": {},
@@ -30,6 +31,9 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "empty_containers_are_null": False,
     "null_extra_is_hallucination": False,
     "id_field": "doc_id",
+    "date_order": "DMY",
+    "field_thresholds": {},
+    "field_weights": {},
 }
 
 DEFAULT_LIST_CONFIG = {"match_fields": None, "threshold": 0.8, "method": "greedy"}
@@ -132,45 +136,130 @@ _ISO_RE = re.compile(
 )
 _EMAIL_RE = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _CURRENCY = set("$€£¥₹")
-_NUMBER_BODY_RE = re.compile(r"[0-9.eE+-]+")
+_NUMBER_BODY_RE = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?")
+# DECISIONS 47: currency codes a numeric string may carry before or after its digits
+CURRENCY_CODES = (
+    "usd", "eur", "gbp", "jpy", "chf", "cad", "aud", "nzd", "cny", "inr", "sek", "nok", "dkk",
+    "pln", "czk", "huf", "sgd", "hkd", "krw", "brl", "mxn", "zar", "try", "ils", "aed", "sar",
+)
+# DECISIONS 46: English month names and their three-letter abbreviations (and "sept")
+MONTHS = {
+    name: i + 1
+    for i, names in enumerate([
+        ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
+        ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
+        ("oct", "october"), ("nov", "november"), ("dec", "december"),
+    ])
+    for name in names
+}
 
 
-def auto_strategy(value: Any, default_text_strategy: str) -> str:
+def _date_parts(s: str, date_order: str) -> tuple[str, str, str] | None:
+    """(year, month, day) texts of a canonical string in a recognized date format."""
+    if _ISO_RE.fullmatch(s):
+        return s[0:4], s[5:7], s[8:10]
+    m = re.fullmatch(r"([0-9]{4})/([0-9]{1,2})/([0-9]{1,2})", s)
+    if m:
+        return m.group(1), m.group(2), m.group(3)
+    m = re.fullmatch(r"([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})", s)
+    if m and date_order == "DMY":
+        return m.group(3), m.group(2), m.group(1)
+    if m and date_order == "MDY":
+        return m.group(3), m.group(1), m.group(2)
+    m = re.fullmatch(r"([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})", s)
+    if m:
+        return m.group(3), m.group(2), m.group(1)
+    m = re.fullmatch(r"([0-9]{1,2})[- ]([a-z]+)\.?[- ]([0-9]{4})", s)
+    if m and m.group(2) in MONTHS:
+        return m.group(3), str(MONTHS[m.group(2)]), m.group(1)
+    m = re.fullmatch(r"([a-z]+)\.? ([0-9]{1,2}),? ([0-9]{4})", s)
+    if m and m.group(1) in MONTHS:
+        return m.group(3), str(MONTHS[m.group(1)]), m.group(2)
+    return None
+
+
+def looks_like_date(value: Any, date_order: str = "DMY") -> bool:
+    return isinstance(value, str) and _date_parts(canonical_text(value), date_order) is not None
+
+
+def date_of(value: Any, date_order: str = "DMY") -> datetime.date | None:
+    """The calendar date a string names in a recognized format (DECISIONS 46), else None."""
+    if not isinstance(value, str):
+        return None
+    parts = _date_parts(canonical_text(value), date_order)
+    if parts is None:
+        return None
+    try:
+        return datetime.date(int(parts[0]), int(parts[1]), int(parts[2]))
+    except ValueError:  # 31/02, month 13, year 0
+        return None
+
+
+def auto_strategy(value: Any, default_text_strategy: str, date_order: str = "DMY") -> str:
     if isinstance(value, str):
         s = canonical_text(value)  # DECISIONS 6: detection reads the canonical text
-        if _ISO_RE.fullmatch(s) or _EMAIL_RE.fullmatch(s):
+        if looks_like_date(s, date_order) or _EMAIL_RE.fullmatch(s):
             return "EXACT"
         return default_text_strategy
     return "EXACT"  # bool, number, array, object
 
 
 def parse_number(value: Any) -> float | int | None:
-    """DECISIONS 7: numbers and numeric strings; booleans never parse."""
+    """DECISIONS 7 and 43: numbers and numeric strings; booleans never parse."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
         return float(value)  # NUMERIC compares in float64 (DECISIONS 7)
     if not isinstance(value, str):
         return None
-    s = value.strip()
-    sign = ""
+    s = canonical_text(value).replace(",", "")
+    paren = s.startswith("(") and s.endswith(")") and len(s) >= 2
+    if paren:
+        s = s[1:-1].strip()
+    code = next((c for c in CURRENCY_CODES if s.startswith(c)), None)
+    if code:
+        s = s[3:].lstrip()
+    sign, prefix_sign = "", False
     if s[:1] in ("+", "-"):
         sign, s = s[0], s[1:]
-    if s[:1] in _CURRENCY:
-        s = s[1:]
-        if not sign and s[:1] in ("+", "-"):
+        if s[:1] in _CURRENCY:
+            prefix_sign, s = True, s[1:]
+    elif s[:1] in _CURRENCY:
+        prefix_sign, s = True, s[1:]
+        if s[:1] in ("+", "-"):
             sign, s = s[0], s[1:]
-    s = s.replace(",", "")
-    # What remains must be an unsigned finite float() literal.
-    if not s or s[0] in "+-" or not _NUMBER_BODY_RE.fullmatch(s):
+    s = s.lstrip()
+    code = next((c for c in CURRENCY_CODES if s.endswith(c)), None)
+    if code:
+        s = s[:-3].rstrip()
+    if s[-1:] in _CURRENCY:
+        if prefix_sign:
+            return None  # one currency sign only
+        s = s[:-1].rstrip()
+    if not _NUMBER_BODY_RE.fullmatch(s) or (paren and sign):
         return None
-    try:
-        number = float(s)
-    except ValueError:
+    number = float(s)
+    if not math.isfinite(number):
         return None
-    if isinstance(number, float) and not math.isfinite(number):
-        return None
-    return -number if sign == "-" else number
+    return -number if sign == "-" or paren else number
+
+
+def same_value(gt: Any, aio: Any, strategy: str, date_order: str) -> bool:
+    """EXACT and DATE beyond equal canonical text (DECISIONS 46, 47): dates on the same
+    calendar day; under EXACT a GT number and an AIO numeric string of the same value."""
+    if canonical_text(gt) == canonical_text(aio):
+        return True
+    if isinstance(gt, str) and isinstance(aio, str):
+        g = date_of(gt, date_order)
+        return g is not None and g == date_of(aio, date_order)
+    if strategy == "EXACT" and isinstance(aio, str) and _small_number(gt):
+        return parse_number(aio) == float(gt)
+    return False
+
+
+def _small_number(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and abs(value) < 2**53)
 
 
 def default_semantic_scorer(a: str, b: str) -> float:
@@ -185,8 +274,19 @@ def fuzzy_similarity(a: str, b: str) -> float:
     return float(Levenshtein.normalized_similarity(a[:TEXT_CAP], b[:TEXT_CAP]))
 
 
-def score_field(strategy, gt, aio, cfg, semantic_scorer) -> tuple[float | None, bool | None]:
-    """(similarity, match) of a both_non_null field; (None, None) for IGNORE."""
+def per_field(cfg: dict, key: str, attribute: str, bare: str | None):
+    """A field's entry in a per-field mapping: by attribute, else by bare field name."""
+    mapping = cfg[key]
+    if attribute in mapping:
+        return mapping[attribute]
+    return mapping.get(bare) if bare is not None else None
+
+
+def score_field(
+    strategy, gt, aio, cfg, semantic_scorer, threshold=None
+) -> tuple[float | None, bool | None]:
+    """(similarity, match) of a both_non_null field; (None, None) for IGNORE. ``threshold``
+    is the field's field_thresholds entry (FUZZY and SEMANTIC), None for none."""
     if strategy == "IGNORE":
         return None, None
     if strategy == "NUMERIC":
@@ -198,15 +298,17 @@ def score_field(strategy, gt, aio, cfg, semantic_scorer) -> tuple[float | None, 
         tolerance = max(cfg["numeric"]["abs_tol"], cfg["numeric"]["rel_tol"] * abs(a))
         return float(similarity), bool(diff <= tolerance)
     cg, ca = canonical_text(gt), canonical_text(aio)
-    if strategy == "EXACT":
-        similarity = 1.0 if cg == ca else 0.0
+    if strategy in ("EXACT", "DATE"):
+        similarity = 1.0 if same_value(gt, aio, strategy, cfg["date_order"]) else 0.0
         return similarity, similarity == 1.0
     if strategy == "FUZZY":
         similarity = fuzzy_similarity(cg, ca)
-        return similarity, similarity >= cfg["fuzzy_threshold"]
+        limit = cfg["fuzzy_threshold"] if threshold is None else threshold
+        return similarity, similarity >= limit
     if strategy == "SEMANTIC":
         similarity = float(semantic_scorer(cg, ca))
-        return similarity, similarity >= cfg["semantic_threshold"]
+        limit = cfg["semantic_threshold"] if threshold is None else threshold
+        return similarity, similarity >= limit
     raise ValueError(f"unknown strategy {strategy!r}")
 
 
@@ -223,7 +325,12 @@ def default_match_fields(gt_items: list[dict]) -> list[str]:
     return fields
 
 
-def pair_similarity(gt_item: dict, aio_item: dict, match_fields, ecn: bool) -> float:
+def pair_similarity(
+    gt_item: dict, aio_item: dict, match_fields, ecn: bool, date_order: str = "DMY",
+    thresholds: dict | None = None,
+) -> float:
+    """Mean match-field similarity; ``thresholds`` (field -> field_thresholds entry): a field
+    compared by Levenshtein scores 0 below its threshold (DECISIONS 49)."""
     scores = []
     for field in match_fields:
         g = gt_item.get(field, ABSENT)
@@ -234,14 +341,30 @@ def pair_similarity(gt_item: dict, aio_item: dict, match_fields, ecn: bool) -> f
             continue
         if g_empty or a_empty:
             scores.append(0.0)
-        elif isinstance(g, str):
-            scores.append(fuzzy_similarity(canonical_text(g), canonical_text(a)))
-        else:
-            scores.append(1.0 if canonical_text(g) == canonical_text(a) else 0.0)
+        elif isinstance(g, str) and date_of(g, date_order) is None:
+            score = fuzzy_similarity(canonical_text(g), canonical_text(a))
+            limit = (thresholds or {}).get(field)
+            scores.append(0.0 if limit is not None and score < limit else score)
+        else:  # dates, numbers and the rest by value (DECISIONS 46, 47)
+            scores.append(1.0 if _same_item_value(g, a, date_order) else 0.0)
     return sum(scores) / len(scores) if scores else 0.0
 
 
-def match_items(gt_items, aio_items, list_cfg, ecn) -> list[tuple[int, int]]:
+def _same_item_value(g: Any, a: Any, date_order: str) -> bool:
+    """A match field compared by value: equal canonical text, the same calendar date, or a GT
+    number and an AIO number or numeric string of the same value."""
+    if canonical_text(g) == canonical_text(a):
+        return True
+    if isinstance(g, str):
+        return date_of(g, date_order) == date_of(a, date_order)  # g is a valid date here
+    if _small_number(g) and not isinstance(a, bool) and isinstance(a, (int, float, str)):
+        return parse_number(a) == float(g)
+    return False
+
+
+def match_items(
+    gt_items, aio_items, list_cfg, ecn, date_order="DMY", thresholds=None
+) -> list[tuple[int, int]]:
     """Matched (gt_index, aio_index) pairs, sorted by gt_index."""
     method = list_cfg["method"]
     if method == "index":
@@ -251,7 +374,8 @@ def match_items(gt_items, aio_items, list_cfg, ecn) -> list[tuple[int, int]]:
     if fields is None:
         fields = default_match_fields(gt_items)
     threshold = list_cfg["threshold"]
-    sim = [[pair_similarity(g, a, fields, ecn) for a in aio_items] for g in gt_items]
+    sim = [[pair_similarity(g, a, fields, ecn, date_order, thresholds) for a in aio_items]
+           for g in gt_items]
 
     pairs: list[tuple[int, int]] = []
     if method == "greedy":
@@ -358,7 +482,16 @@ class _Flattener:
     def _walk_records(self, gt_items, aio_items, path, attribute, bare):
         list_cfg = dict(DEFAULT_LIST_CONFIG)
         list_cfg.update(self.cfg["lists"].get(attribute, {}))
-        pairs = match_items(gt_items, aio_items, list_cfg, self.ecn)
+        item_attribute = f"{attribute}[]"
+        thresholds = {}
+        for item in gt_items:
+            for key in item:
+                limit = per_field(self.cfg, "field_thresholds", member_path(item_attribute, key),
+                                  key)
+                if limit is not None:
+                    thresholds[key] = limit
+        pairs = match_items(gt_items, aio_items, list_cfg, self.ecn, self.cfg["date_order"],
+                            thresholds)
         matched_gt = {i: j for i, j in pairs}
         matched_aio = {j for _, j in pairs}
         item_attribute = f"{attribute}[]"
@@ -417,9 +550,9 @@ def resolve_strategy(attribute, bare, gt, aio, cfg) -> str:
         return strategies[bare]
     ecn = cfg["empty_containers_are_null"]
     if gt is not ABSENT and not is_null(gt, ecn):
-        return auto_strategy(gt, cfg["default_text_strategy"])
+        return auto_strategy(gt, cfg["default_text_strategy"], cfg["date_order"])
     if aio is not ABSENT and not is_null(aio, ecn):
-        return auto_strategy(aio, cfg["default_text_strategy"])
+        return auto_strategy(aio, cfg["default_text_strategy"], cfg["date_order"])
     return cfg["default_text_strategy"]
 
 
@@ -487,6 +620,7 @@ def evaluate_document(doc: dict, cfg: dict, semantic_scorer) -> dict:
         for b in ("extra_keys", "gt_null_aio_has_value", "both_non_null", "aio_missing_or_null")
     }
     n_scored = n_correct = 0
+    w_scored = w_correct = 0.0
     cells: dict[str, dict] = {}
     fields = []
 
@@ -499,9 +633,14 @@ def evaluate_document(doc: dict, cfg: dict, semantic_scorer) -> dict:
 
         similarity = match = None
         if bucket == "both_non_null" and strategy != "IGNORE":
-            similarity, match = score_field(strategy, gt, aio, cfg, semantic_scorer)
+            threshold = per_field(cfg, "field_thresholds", attribute, leaf["bare"])
+            similarity, match = score_field(strategy, gt, aio, cfg, semantic_scorer, threshold)
             n_scored += 1
             n_correct += int(match)
+            weight = per_field(cfg, "field_weights", attribute, leaf["bare"])
+            weight = 1.0 if weight is None else weight
+            w_scored += weight
+            w_correct += weight * int(match)
 
         cell = None
         if strategy != "IGNORE" and (configured is None or attribute in configured):
@@ -545,7 +684,8 @@ def evaluate_document(doc: dict, cfg: dict, semantic_scorer) -> dict:
         if n_total
         else 0.0
     )
-    accuracy = n_correct / n_scored if n_scored else 1.0
+    # DECISIONS 49: accuracy weighted by field_weights (1 for a field with no entry)
+    accuracy = w_correct / w_scored if w_scored else 1.0
 
     w = cfg["weights"]
     safety = doc.get("safety")
@@ -564,7 +704,8 @@ def evaluate_document(doc: dict, cfg: dict, semantic_scorer) -> dict:
         "accuracy": accuracy,
         "rqs": rqs,
         "macro_f1": _macro_f1(cells),
-        "passed": rqs >= cfg["pass_threshold"],
+        # DECISIONS 48: an AIO document with no GT document is never passed
+        "passed": rqs >= cfg["pass_threshold"] and doc.get("gt_present", True),
         "n_total_distinct": n_total,
         "n_scored": n_scored,
         "n_correct": n_correct,
@@ -588,6 +729,8 @@ def resolve_config(config: dict | None) -> dict:
     cfg["weights"] = {**DEFAULT_CONFIG["weights"], **(config or {}).get("weights", {})}
     cfg["field_strategies"] = dict(cfg["field_strategies"] or {})
     cfg["lists"] = dict(cfg["lists"] or {})
+    cfg["field_thresholds"] = dict(cfg["field_thresholds"] or {})
+    cfg["field_weights"] = dict(cfg["field_weights"] or {})
     return cfg
 
 
@@ -612,7 +755,8 @@ def reference_evaluate(
 ) -> dict:
     """Score document pairs per SPEC §1-7.
 
-    documents: [{"doc_id", "gt": dict, "aio": dict, optional "safety": float}]
+    documents: [{"doc_id", "gt": dict, "aio": dict, optional "safety": float, optional
+    "gt_present": False for an AIO-only document (its "gt" then being {})}]
     config: SPEC §11 keys; missing keys take their defaults.
     semantic_scorer: (gt_text, aio_text) -> score in [0, 1] on canonical texts; default is
     rapidfuzz token_set_ratio / 100.

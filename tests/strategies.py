@@ -52,10 +52,18 @@ NUMERIC_STRINGS = [
     "+7", ".5", "5.", "0.1", "-0", "£0.99", "¥1,000", "₹12",
     # not numbers (DECISIONS 7), or overflowing float64
     "1,2,3", "1e", "$", "--5", "1 000", "inf", "1e999", "-1e999",
+    # DECISIONS 47: codes, parentheses, a trailing sign; and near misses
+    "USD 1,234.50", "1,234.50 EUR", "(1,234.50)", "($5)", "5 €", "$ 5", "(5", "(-5)", "$5$",
+    "usd", "the 100",
 ]
 DATES = [
     "2024-01-05", "2024-01-05T10:00:00Z", "2024-01-05 10:00", "2024-01-05  10:00",
     "2024-01-05\t10:00", "2024-01-05t10:00:00.5+02:00", "2024-1-5", " 2024-01-05 ",
+    # DECISIONS 46: other formats of the same day (01/05 reads by date_order), and impossible
+    # days that look like dates
+    "5-JAN-2024", "5 January 2024", "January 5, 2024", "Jan. 5 2024", "05/01/2024",
+    "01/05/2024", "5.1.2024", "2024/01/05", "31/02/2024", "2024-13-01", "0000-01-01",
+    "5-Janu-2024",
 ]
 EMAILS = ["a@b.co", "John.Doe@Example.COM", "a @b.co", "x@y"]
 BLANKS = ["", "  ", "\t\n", "\u00a0", "\u2003 "]
@@ -295,6 +303,8 @@ def _perturb_string(draw, s: str) -> Any:
     ])
     if op == "keep":
         return s
+    if s in DATES and draw(_booleans):  # the same or another day in another format
+        return _pick(draw, DATES)
     if op == "upper":
         return s.upper()
     if op == "title":
@@ -326,7 +336,7 @@ def _perturb_number(draw, x: int | float) -> Any:
         return float(x)
     if op == "string":
         return str(x)
-    return f"${x:,}"
+    return _pick(draw, [f"${x:,}", f"USD {x:,}", f"{x:,} €", f"({-x:,})", f"({x:,})"])
 
 
 def _perturb_scalar(draw, value: Any) -> Any:
@@ -533,7 +543,7 @@ def collect_names(docs: list[dict]) -> tuple[list[str], list[str], list[str], di
 # --------------------------------------------------------------------------------------------
 # Configs
 
-STRATEGY_NAMES = ["EXACT", "FUZZY", "SEMANTIC", "NUMERIC", "IGNORE"]
+STRATEGY_NAMES = ["EXACT", "FUZZY", "SEMANTIC", "NUMERIC", "IGNORE", "DATE"]
 THRESHOLDS = st.sampled_from([0.0, 0.3, 0.5, 0.8, 0.85, 0.9, 1.0]) | st.floats(0.0, 1.0)
 _WEIGHTS = st.sampled_from([0.0, 0.15, 0.25, 0.45, 1.0]) | st.floats(0.0, 2.0)
 ALL_METHODS = ("greedy", "optimal", "index")
@@ -613,6 +623,13 @@ def configs(
     for key in ("empty_containers_are_null", "null_extra_is_hallucination"):
         if _below(draw, 3) == 0:
             cfg[key] = draw(_booleans)
+    if _below(draw, 3) == 0:
+        cfg["date_order"] = _pick(draw, ["DMY", "MDY", "YMD"])
+    names = attributes + bare + ["nonexistent"]
+    if _below(draw, 3) == 0:
+        cfg["field_thresholds"] = {n: draw(THRESHOLDS) for n in _unique_keys(draw, names, 3)}
+    if _below(draw, 3) == 0:
+        cfg["field_weights"] = {n: draw(_WEIGHTS) for n in _unique_keys(draw, names, 3)}
     return cfg
 
 

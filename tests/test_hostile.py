@@ -196,7 +196,7 @@ def test_cli_config_file_given_as_gt_fails_loudly(tmp_path):
          "gt input missing.ndjson does not exist or is not a file"),
         (("--gt", ".", "--aio", "."), 2, "gt input . does not exist or is not a file"),
         (("--sample", "--fail-under", "micro_f1=0.99"), 3,
-         "quality gate failed: micro_f1 0.9053 is below 0.99"),
+         "quality gate failed: micro_f1 0.9059 is below 0.99"),
         (("--sample", "--fail-under", "micro_f=0.9"), 2, "did you mean 'micro_f1'"),
         (("--sample", "--fail-under", "micro_f1"), 2, "write FIGURE=BOUND"),
         (("--sample", "--meta", "vendor"), 2, "metadata 'vendor' holds an object"),

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from jsoneval_polars import ConfigError, InputError, evaluate, parse_config
 from jsoneval_polars.ingest import _duplicate_keys, _parse_json
+import reference
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -362,3 +363,21 @@ def test_json_array_files_and_ndjson_starting_with_a_bracket(tmp_path):
     broken.write_text('[\n  {"doc_id": "a"},\n  {"doc_id": "b"\n')
     with pytest.raises(InputError, match="not a valid JSON array"):
         evaluate(broken, broken)
+
+
+def test_aio_only_documents_are_not_passed():
+    # issue 13: an empty AIO-only document had RQS 0.85 (safety 0.15 + completeness 0.25 +
+    # accuracy 0.45 of an empty denominator) and passed; with three invented fields
+    # 0.85 - 0.15 = 0.70, still a pass. Neither is a pass now, and the pass rate counts them.
+    r = evaluate([{"doc_id": "g", "a": 1}],
+                 [{"doc_id": "g", "a": 1}, {"doc_id": "e"}, {"doc_id": "x", "p": 1, "q": 2, "r": 3}])
+    docs = {row["doc_id"]: row for row in r.documents.iter_rows(named=True)}
+    assert docs["e"]["rqs"] == pytest.approx(0.85) and docs["x"]["rqs"] == pytest.approx(0.70)
+    assert [docs[d]["passed"] for d in ("g", "e", "x")] == [True, False, False]
+    assert r.summary["n_aio_only"] == 2 and r.summary["pass_rate"] == pytest.approx(1 / 3)
+    ref = reference.reference_evaluate([
+        {"doc_id": "g", "gt": {"a": 1}, "aio": {"a": 1}},
+        {"doc_id": "e", "gt": {}, "aio": {}, "gt_present": False},
+        {"doc_id": "x", "gt": {}, "aio": {"p": 1, "q": 2, "r": 3}, "gt_present": False},
+    ])
+    assert ref["summary"]["pass_rate"] == r.summary["pass_rate"]

@@ -384,8 +384,8 @@ def recorded_matchings():
     calls: list[tuple] = []
     original = reference.match_items
 
-    def wrapper(gt_items, aio_items, list_cfg, ecn):
-        pairs = original(gt_items, aio_items, list_cfg, ecn)
+    def wrapper(gt_items, aio_items, list_cfg, ecn, *rest):
+        pairs = original(gt_items, aio_items, list_cfg, ecn, *rest)
         calls.append((gt_items, aio_items, dict(list_cfg), ecn, pairs))
         return pairs
 

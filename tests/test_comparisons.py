@@ -1,0 +1,136 @@
+"""Dates, numbers written as text (issue 13): hand-computed cases, engine and reference alike."""
+
+from __future__ import annotations
+
+import datetime
+
+import polars as pl
+import pytest
+
+from jsoneval_polars import evaluate
+from jsoneval_polars.config import ConfigError, parse_config
+from jsoneval_polars.values import date_of, parse_number
+import reference
+
+
+def _match(gt, aio, config=None) -> dict:
+    """{path: (strategy, match)} of a one-document run, checked against the reference."""
+    docs = [{"doc_id": "d", "gt": gt, "aio": aio}]
+    result = evaluate([{"doc_id": "d", **gt}], [{"doc_id": "d", **aio}], config=config)
+    ref = reference.reference_evaluate(docs, config)
+    got = {p: (s, m) for p, s, m in result.fields.select("path", "strategy", "match").iter_rows()}
+    expected = {f["path"]: (f["strategy"], f["match"]) for f in ref["fields"]["d"]}
+    assert got == expected
+    return got
+
+
+@pytest.mark.parametrize(
+    ("text", "order", "day"),
+    [
+        ("2025-01-15", "DMY", (2025, 1, 15)),
+        ("2025-01-15t23:59:00+05:00", "DMY", (2025, 1, 15)),  # the day as written
+        ("15-jan-2025", "DMY", (2025, 1, 15)),
+        ("15 january 2025", "DMY", (2025, 1, 15)),
+        ("january 15, 2025", "DMY", (2025, 1, 15)),
+        ("sept. 3 2025", "DMY", (2025, 9, 3)),
+        ("03/04/2025", "DMY", (2025, 4, 3)),
+        ("03/04/2025", "MDY", (2025, 3, 4)),
+        ("03/04/2025", "YMD", None),  # year-first only
+        ("2025/04/03", "MDY", (2025, 4, 3)),
+        ("3.4.2025", "MDY", (2025, 4, 3)),  # dotted dates are day first
+        ("31/02/2025", "DMY", None),  # no such day
+        ("2025-13-01", "DMY", None),
+        ("0000-01-01", "DMY", None),
+        ("15-janu-2025", "DMY", None),
+        ("15/01/25", "DMY", None),  # two-digit years are not read
+        ("hello", "DMY", None),
+    ],
+)
+def test_date_of(text, order, day):
+    expected = datetime.date(*day) if day else None
+    got = pl.select(date_of(pl.lit(text), order)).item()
+    assert got == expected
+    assert reference.date_of(text, order) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("2,750.1", 2750.1),
+        ("$3,141.56", 3141.56),
+        ("usd 1,234.50", 1234.5),
+        ("1,234.50 eur", 1234.5),
+        ("(1,234.50)", -1234.5),
+        ("($5)", -5.0),
+        ("5 €", 5.0),
+        ("-$3", -3.0),
+        ("$-3", -3.0),
+        ("(-5)", None),  # a sign inside parentheses
+        ("(5", None),
+        ("$5$", None),  # two currency signs
+        ("the 100", None),  # not a currency code
+        ("1 000", None),
+        ("1e999", None),
+    ],
+)
+def test_numbers_as_text(text, value):
+    got = pl.select(parse_number(pl.lit(text), pl.lit("string"))).item()
+    assert got == value
+    assert reference.parse_number(text) == value
+
+
+def test_exact_compares_dates_by_day_and_numbers_by_value():
+    gt = {"d": "2025-01-15", "e": "2025-01-15", "f": "15.01.2025", "n": 2750.1, "m": 3141.56,
+          "k": -5, "t": "1000", "big": 2**53 + 1, "z": 0}
+    aio = {"d": "15-JAN-2025", "e": "January 16, 2025", "f": "2025-01-15T09:00:00Z",
+           "n": "2,750.10", "m": "$3,141.56", "k": "(5)", "t": "1,000", "big": str(2**53),
+           "z": "-0"}
+    got = _match(gt, aio, {"field_strategies": {"t": "EXACT"}})
+    assert got == {
+        "d": ("EXACT", True), "e": ("EXACT", False), "f": ("EXACT", True),
+        "n": ("EXACT", True), "m": ("EXACT", True), "k": ("EXACT", True),
+        # a GT string is compared as text, and a GT integer beyond 2**53 only by its digits
+        "t": ("EXACT", False), "big": ("EXACT", False), "z": ("EXACT", True),
+    }
+
+
+def test_date_order_and_date_strategy():
+    gt, aio = {"a": "03/04/2025", "b": "2025-04-03"}, {"a": "2025-04-03", "b": "03/04/2025"}
+    assert _match(gt, aio) == {"a": ("EXACT", True), "b": ("EXACT", True)}
+    assert _match(gt, aio, {"date_order": "MDY"}) == {"a": ("EXACT", False), "b": ("EXACT", False)}
+    # under YMD, 03/04/2025 is no date: plain text (default SEMANTIC), not equal
+    assert _match(gt, aio, {"date_order": "ymd"})["b"] == ("EXACT", False)
+    # DATE by configuration: the same day; numbers are not read by value under DATE
+    got = _match({"a": "5 jan 2025", "n": 5}, {"a": "2025-01-05", "n": "$5"},
+                 {"field_strategies": {"a": "DATE", "n": "DATE"}})
+    assert got == {"a": ("DATE", True), "n": ("DATE", False)}
+
+
+def test_date_order_is_validated():
+    with pytest.raises(ConfigError, match="date_order must be one of 'DMY', 'MDY', 'YMD'"):
+        parse_config({"date_order": "DM"})
+
+
+@pytest.mark.parametrize("n_items", [3, 70])  # 70 x 70 items: the bounded (large list) path
+def test_list_alignment_by_value(n_items):
+    gt_items = [{"day": f"2025-01-{i % 28 + 1:02d}", "amount": 1000 + i} for i in range(n_items)]
+    day = [f"{i % 28 + 1}-jan-2025" for i in range(n_items)]
+    aio_items = [{"day": day[i], "amount": f"${1000 + i:,}"} for i in range(n_items)]
+    aio_items.reverse()
+    config = {"lists": {"items": {"match_fields": ["day", "amount"], "threshold": 1.0}}}
+    result = evaluate([{"doc_id": "d", "items": gt_items}], [{"doc_id": "d", "items": aio_items}],
+                      config=config)
+    pairs = result.alignments.filter(pl.col("aio_index").is_not_null())
+    assert sorted(pairs.select("gt_index", "aio_index").iter_rows()) == [
+        (i, n_items - 1 - i) for i in range(n_items)
+    ]
+    assert result.documents["accuracy"].item() == 1.0
+    # auto match fields: an ISO date is compared as a day, not by Levenshtein
+    small = [{"day": "2025-01-05", "x": "a"}, {"day": "2025-01-15", "x": "a"}]
+    swapped = [{"day": "15/01/2025", "x": "a"}, {"day": "5 jan 2025", "x": "a"}]
+    ref = reference.reference_evaluate(
+        [{"doc_id": "d", "gt": {"items": small}, "aio": {"items": swapped}}]
+    )
+    result = evaluate([{"doc_id": "d", "items": small}], [{"doc_id": "d", "items": swapped}])
+    got = sorted(result.alignments.select("gt_index", "aio_index").iter_rows())
+    assert got == [(0, 1), (1, 0)] == [tuple(p) for p in ref["alignments"][0]["pairs"]]

@@ -160,7 +160,8 @@ def value_key(
         number = pl.when(pl.col("kind").is_in(["int", "float"])).then(number)
     date = date_of(pl.col("text"), date_order)
     key = pl.coalesce(
-        pl.when(number.abs() < INT_EXACT).then(pl.lit("n:") + (number + 0.0).cast(pl.String)),
+        pl.when(number == 0).then(pl.lit("n:0"))  # -0.0 is 0
+        .when(number.abs() < INT_EXACT).then(pl.lit("n:") + number.cast(pl.String)),
         pl.when(pl.col("kind") == "string").then(pl.lit("d:") + date.cast(pl.String)),
     ).alias("key")
     candidates = (

@@ -185,6 +185,7 @@ class Config:
     date_order: str = "DMY"
     field_thresholds: Mapping[str, float] = field(default_factory=dict)
     field_weights: Mapping[str, float] = field(default_factory=dict)
+    field_normalizers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.field_strategies, Mapping):
@@ -216,6 +217,7 @@ class Config:
         _set(self, "field_thresholds", _per_field(
             "field_thresholds", self.field_thresholds, lo=0.0, hi=1.0))
         _set(self, "field_weights", _per_field("field_weights", self.field_weights, lo=0.0))
+        _set(self, "field_normalizers", _normalizers(self.field_normalizers))
 
     def list_config(self, list_attribute: str) -> ListConfig:
         return self.lists.get(list_attribute, _DEFAULT_LIST)
@@ -246,10 +248,34 @@ _TOP_KEYS = (
     "date_order",
     "field_thresholds",
     "field_weights",
+    "field_normalizers",
 )
 
+#: The named text normalizers of ``field_normalizers`` (values.normalized applies them).
+NORMALIZERS = ("casefold", "nfkc", "strip_punctuation", "collapse_whitespace", "digits_only")
+
+
+def _normalizers(value: Any) -> dict[str, tuple[str, ...]]:
+    """Attribute or bare field name -> a list of normalizer names, applied in order."""
+    if not isinstance(value, Mapping):
+        raise ConfigError(
+            f"field_normalizers must be an object mapping field names to lists; got {value!r}")
+    out = {}
+    for name, chain in value.items():
+        key = f"field_normalizers.{name}"
+        if isinstance(chain, str):
+            chain = [chain]
+        names = _string_list(key, chain)
+        for n in names:
+            if n not in NORMALIZERS:
+                quoted = ", ".join(f"'{a}'" for a in NORMALIZERS)
+                raise ConfigError(f"{key} must list names among {quoted}; got {n!r}."
+                                  + _hint(n, NORMALIZERS))
+        out[str(name)] = names
+    return out
+
 #: The per-field settings: attribute path or bare field name -> value, like field_strategies.
-PER_FIELD_KEYS = ("field_strategies", "field_thresholds", "field_weights")
+PER_FIELD_KEYS = ("field_strategies", "field_thresholds", "field_weights", "field_normalizers")
 
 
 def _per_field(key: str, value: Any, *, lo: float, hi: float | None = None) -> dict[str, float]:
@@ -382,6 +408,8 @@ def parse_config(raw: Mapping[str, Any] | Config | None) -> Config:
             "field_thresholds", raw["field_thresholds"], lo=0.0, hi=1.0)
     if "field_weights" in raw:
         kw["field_weights"] = _per_field("field_weights", raw["field_weights"], lo=0.0)
+    if "field_normalizers" in raw:
+        kw["field_normalizers"] = _normalizers(raw["field_normalizers"])
     return Config(**kw)
 
 

@@ -39,6 +39,7 @@ from .similarity import (
     path_setting,
     path_strategies,
     score_fields,
+    with_normalized_text,
     with_strategy,
 )
 
@@ -136,7 +137,15 @@ def score_batch(
             paths["attribute"], paths["key"], config.field_thresholds, pl.Float64, "threshold"
         ).gather(pid))
     fields = with_strategy(fields, configured, config)
+    if config.field_normalizers:  # compared normalized, shown as they came (DECISIONS.md 50)
+        chains = list(dict.fromkeys(config.field_normalizers.values()))
+        by_name = {k: chains.index(v) for k, v in config.field_normalizers.items()}
+        shown = fields.select("gt_text", "aio_text")
+        fields = with_normalized_text(fields, path_setting(
+            paths["attribute"], paths["key"], by_name, pl.UInt32, "chain").gather(pid), chains)
     fields = score_fields(fields, config, semantic_scorer).with_columns(cell_expr(config))
+    if config.field_normalizers:
+        fields = fields.with_columns(shown)
     for doc, side, message in long_text_warnings(fields, paths["path"], semantic_scorer):
         report(side, doc, message, "warning")
     clock.lap("score", next_stage="aggregate")

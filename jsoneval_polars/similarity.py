@@ -16,7 +16,7 @@ from .schemas import (
     BOTH_NON_NULL, CODE, DATE, EXACT, FUZZY, IGNORE, NUMERIC, SEMANTIC, STRATEGIES,
 )
 from .scorers import TEXT_CAP, Scorer, resolve_scorer
-from .values import INT_EXACT, date_of, is_date_or_email, parse_number
+from .values import INT_EXACT, date_of, is_date_or_email, normalized, parse_number
 
 _TINY = 1e-12
 
@@ -192,6 +192,28 @@ def _numbers(values: pl.DataFrame) -> pl.DataFrame:
             out["g"].scatter(strings, parsed["g"]), out["a"].scatter(strings, parsed["a"])
         )
     return out
+
+
+def with_normalized_text(
+    fields: pl.DataFrame, chains: pl.Series, names: list[tuple[str, ...]]
+) -> pl.DataFrame:
+    """gt_text and aio_text of string values through their path's normalizers (``chains``:
+    an index into ``names`` per row, null for none); other kinds keep their canonical text."""
+    for i, chain in enumerate(names):
+        at = (chains == i).fill_null(False).arg_true()
+        if not len(at):
+            continue
+        part = fields.select("gt_text", "aio_text", "gt_kind", "aio_kind")[at].select(
+            *[pl.when(pl.col(f"{side}_kind") == "string")
+              .then(normalized(pl.col(f"{side}_text"), chain))
+              .otherwise(pl.col(f"{side}_text")).alias(f"{side}_text")
+              for side in ("gt", "aio")]
+        )
+        fields = fields.with_columns(
+            fields["gt_text"].scatter(at, part["gt_text"]),
+            fields["aio_text"].scatter(at, part["aio_text"]),
+        )
+    return fields
 
 
 def same_value(values: pl.DataFrame, strategy: pl.Series, date_order: str) -> pl.Series:

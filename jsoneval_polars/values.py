@@ -9,6 +9,7 @@ Polars expressions.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -173,3 +174,34 @@ def value_key(
     if len(at):
         full = full.scatter(at, members[at].select(key).to_series())
     return pl.lit(full)
+
+
+# --- normalizers (DECISIONS.md 50) -------------------------------------------------------------
+
+
+@functools.cache
+def _casefold_table() -> tuple[list[str], list[str]]:
+    """Every character whose Python casefold differs from itself, and its folding: folding
+    is per character, so replacing these is ``str.casefold``."""
+    chars = [c for c in map(chr, range(0x110000)) if not 0xD800 <= ord(c) <= 0xDFFF
+             and c.casefold() != c]
+    return chars, [c.casefold() for c in chars]
+
+
+def normalized(text: pl.Expr, names: tuple[str, ...]) -> pl.Expr:
+    """``text`` through the named normalizers, in order (config.NORMALIZERS)."""
+    for name in names:
+        if name == "casefold":
+            old, new = _casefold_table()
+            text = text.str.replace_many(old, new)
+        elif name == "nfkc":
+            text = text.str.normalize("NFKC")
+        elif name == "strip_punctuation":
+            text = text.str.replace_all(r"\p{P}+", "")
+        elif name == "collapse_whitespace":
+            text = text.str.replace_all(r"\s+", " ").str.strip_chars()
+        elif name == "digits_only":
+            text = text.str.replace_all(r"[^0-9]+", "")
+        else:
+            raise ValueError(f"unknown normalizer {name!r}")
+    return text

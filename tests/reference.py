@@ -10,6 +10,7 @@ import datetime
 import json
 import math
 import re
+import unicodedata
 from typing import Any, Callable
 
 from rapidfuzz import fuzz
@@ -34,6 +35,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "date_order": "DMY",
     "field_thresholds": {},
     "field_weights": {},
+    "field_normalizers": {},
 }
 
 DEFAULT_LIST_CONFIG = {"match_fields": None, "threshold": 0.8, "method": "greedy"}
@@ -70,7 +72,33 @@ def is_null(value: Any, empty_containers_are_null: bool = False) -> bool:
     return False
 
 
+class Normalized(str):
+    """A string value after its field's normalizers: its canonical text is itself."""
+
+
+def normalize(text: str, names) -> Normalized:
+    """DECISIONS 50: the named normalizers, in order, on a canonical text."""
+    if isinstance(names, str):
+        names = [names]
+    for name in names:
+        if name == "casefold":
+            text = text.casefold()
+        elif name == "nfkc":
+            text = unicodedata.normalize("NFKC", text)
+        elif name == "strip_punctuation":
+            text = "".join(c for c in text if not unicodedata.category(c).startswith("P"))
+        elif name == "collapse_whitespace":
+            text = " ".join(re.split(r"\s+", text)).strip()
+        elif name == "digits_only":
+            text = "".join(c for c in text if c in "0123456789")
+        else:
+            raise ValueError(name)
+    return Normalized(text)
+
+
 def canonical_text(value: Any) -> str:
+    if isinstance(value, Normalized):
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -634,7 +662,12 @@ def evaluate_document(doc: dict, cfg: dict, semantic_scorer) -> dict:
         similarity = match = None
         if bucket == "both_non_null" and strategy != "IGNORE":
             threshold = per_field(cfg, "field_thresholds", attribute, leaf["bare"])
-            similarity, match = score_field(strategy, gt, aio, cfg, semantic_scorer, threshold)
+            chain = per_field(cfg, "field_normalizers", attribute, leaf["bare"])
+            g, a = gt, aio
+            if chain:  # string values are compared normalized (DECISIONS 50)
+                g = normalize(canonical_text(gt), chain) if isinstance(gt, str) else gt
+                a = normalize(canonical_text(aio), chain) if isinstance(aio, str) else aio
+            similarity, match = score_field(strategy, g, a, cfg, semantic_scorer, threshold)
             n_scored += 1
             n_correct += int(match)
             weight = per_field(cfg, "field_weights", attribute, leaf["bare"])
@@ -731,6 +764,7 @@ def resolve_config(config: dict | None) -> dict:
     cfg["lists"] = dict(cfg["lists"] or {})
     cfg["field_thresholds"] = dict(cfg["field_thresholds"] or {})
     cfg["field_weights"] = dict(cfg["field_weights"] or {})
+    cfg["field_normalizers"] = dict(cfg["field_normalizers"] or {})
     return cfg
 
 

@@ -630,6 +630,11 @@ def configs(
         cfg["field_thresholds"] = {n: draw(THRESHOLDS) for n in _unique_keys(draw, names, 3)}
     if _below(draw, 3) == 0:
         cfg["field_weights"] = {n: draw(_WEIGHTS) for n in _unique_keys(draw, names, 3)}
+    if _below(draw, 3) == 0:
+        chains = ["casefold", "nfkc", "strip_punctuation", "collapse_whitespace", "digits_only"]
+        cfg["field_normalizers"] = {
+            n: _unique_keys(draw, chains, 3, min_size=1) for n in _unique_keys(draw, names, 3)
+        }
     return cfg
 
 

@@ -119,22 +119,83 @@ def canonical(v: Any) -> str:
     return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False).lower()
 
 
+_CODES = ("usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|inr|sek|nok|dkk|pln|czk|huf|sgd|hkd|krw|brl|mxn"
+          "|zar|try|ils|aed|sar")
+# the engine's numbers as text (docs/DECISIONS.md 47), on the lower-cased text, commas removed
+_NUMBER_TEXT = re.compile(
+    rf"^(\()?\s*(?:(?:{_CODES})\s*)?([+-]?[$€£¥₹]?|[$€£¥₹][+-])\s*"
+    r"((?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?)"
+    rf"\s*([$€£¥₹])?\s*(?:{_CODES})?\s*(\))?$"
+)
+_MONTH_NUMBER = {m: i % 12 + 1 for i, m in enumerate(
+    "jan feb mar apr may jun jul aug sep oct nov dec january february march april may june july "
+    "august september october november december".split())} | {"sept": 9}
+# the engine's dates (docs/DECISIONS.md 46) under the default date_order DMY (the baseline has
+# no date_order): (regex, group of year, month, day)
+_DATES = [
+    (re.compile(r"^([0-9]{4})/([0-9]{1,2})/([0-9]{1,2})$"), 1, 2, 3),
+    (re.compile(r"^([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})$"), 3, 2, 1),
+    (re.compile(r"^([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})$"), 3, 2, 1),
+    (re.compile(r"^([0-9]{1,2})[- ]([a-z]+)\.?[- ]([0-9]{4})$"), 3, 2, 1),
+    (re.compile(r"^([a-z]+)\.? ([0-9]{1,2}),? ([0-9]{4})$"), 3, 1, 2),
+]
+
+
 def to_number(v: Any) -> float | None:
     if isinstance(v, bool):
         return None
     if isinstance(v, int | float):
         return float(v)
     if isinstance(v, str):
-        s = v.strip()
-        if not _NUMBER.match(s):
+        m = _NUMBER_TEXT.match(" ".join(v.split()).lower().replace(",", ""))
+        if not m or (m[1] is None) != (m[5] is None) or (m[1] and m[2] and m[2] in "+-"):
             return None
-        sign = 1.0
-        while s and not (s[0].isdigit() or s[0] == "."):
-            if s[0] == "-":
-                sign = -1.0
-            s = s[1:]
-        return sign * float(s.replace(",", ""))
+        if m[4] and m[2].strip("+-"):
+            return None  # two currency signs
+        x = float(m[3])
+        if not math.isfinite(x):
+            return None
+        return -x if "-" in m[2] or m[1] else x
     return None
+
+
+def date_key(v: Any) -> tuple[int, int, int] | None:
+    """(year, month, day) of a date string in a format the engine reads, else None."""
+    if not isinstance(v, str):
+        return None
+    s = " ".join(v.split()).lower()
+    if _ISO_DATE.match(s.upper()):  # the pattern spells T and Z upper-case
+        parts = (s[0:4], s[5:7], s[8:10])
+    else:
+        for rx, y, mo, d in _DATES:
+            m = rx.match(s)
+            if m:
+                month = m[mo] if m[mo].isdigit() else _MONTH_NUMBER.get(m[mo])
+                if month is None:
+                    return None
+                parts = (m[y], month, m[d])
+                break
+        else:
+            return None
+    import datetime
+
+    try:
+        datetime.date(int(parts[0]), int(parts[1]), int(parts[2]))
+    except ValueError:
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2])
+
+
+def same_value(g: Any, a: Any) -> bool:
+    """EXACT beyond equal text: the same calendar day, or a GT number below 2**53 and an AIO
+    numeric string of the same value."""
+    if isinstance(g, str):
+        d = date_key(g)
+        return d is not None and d == date_key(a)
+    if isinstance(a, str) and isinstance(g, int | float) and not isinstance(g, bool) \
+            and abs(g) < 2**53:
+        return to_number(a) == float(g)
+    return False
 
 
 def kind(v: Any) -> str:
@@ -180,9 +241,14 @@ def _field_similarity(g: Any, a: Any, cfg: Config) -> float | None:
         return None
     if g_empty or a_empty:
         return 0.0
-    if isinstance(g, str) and not _ISO_DATE.match(g.strip()):
+    if isinstance(g, str) and date_key(g) is None:
         return Levenshtein.normalized_similarity(canonical(g), canonical(a))
-    return 1.0 if canonical(g) == canonical(a) else 0.0
+    if canonical(g) == canonical(a):
+        return 1.0
+    if isinstance(g, str):
+        return 1.0 if date_key(g) == date_key(a) else 0.0
+    small = isinstance(g, int | float) and not isinstance(g, bool) and abs(g) < 2**53
+    return 1.0 if small and not isinstance(a, bool) and to_number(a) == float(g) else 0.0
 
 
 def align(gl: list[dict], al: list[dict], list_attr: str, cfg: Config):
@@ -304,7 +370,7 @@ def strategy_for(attr: str, bare: str, value: Any, cfg: Config) -> str:
         return cfg.default_text_strategy
     if isinstance(value, str):
         raw = value.strip()
-        if _ISO_DATE.match(raw) or _EMAIL.match(raw):
+        if _ISO_DATE.match(raw) or _EMAIL.match(raw) or date_key(raw) is not None:
             return "EXACT"
         return cfg.default_text_strategy
     return "EXACT"  # bool, number, array, object
@@ -320,7 +386,7 @@ def similarity(strategy: str, g: Any, a: Any, cfg: Config) -> tuple[float, bool]
         return sim, diff <= max(cfg.abs_tol, cfg.rel_tol * abs(x))
     cg, ca = canonical(g), canonical(a)
     if strategy == "EXACT":
-        return (1.0, True) if cg == ca else (0.0, False)
+        return (1.0, True) if cg == ca or same_value(g, a) else (0.0, False)
     if strategy == "FUZZY":
         sim = Levenshtein.normalized_similarity(cg, ca)
         return sim, sim >= cfg.fuzzy_threshold

@@ -32,7 +32,9 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from baseline import _EMAIL, _ISO_DATE, Config, canonical, child_path, to_number
+from baseline import (
+    _EMAIL, _ISO_DATE, Config, canonical, child_path, date_key, same_value, to_number,
+)
 
 _levenshtein = Levenshtein.normalized_similarity
 _LEAF, _OBJ, _LOR, _EMPTY, _ABSENT = range(5)
@@ -97,7 +99,8 @@ class LeanScorer:
             return s
         if type(value) is str:
             raw = value.strip()
-            if not raw or not (_ISO_DATE.match(raw) or _EMAIL.match(raw)):
+            if not raw or not (_ISO_DATE.match(raw) or _EMAIL.match(raw)
+                               or date_key(raw) is not None):
                 return self.cfg.default_text_strategy
             return "EXACT"
         return self.cfg.default_text_strategy if value is None else "EXACT"
@@ -110,7 +113,7 @@ class LeanScorer:
                 cfg.abs_tol, cfg.rel_tol * abs(x))
         cg, ca = _text(g), _text(a)
         if strategy == "EXACT":
-            return cg == ca
+            return cg == ca or same_value(g, a)
         if strategy == "FUZZY":
             t = cfg.fuzzy_threshold
             return _levenshtein(cg, ca, score_cutoff=t - _SLACK) >= t
@@ -194,18 +197,27 @@ class LeanScorer:
             if k not in gd:
                 self._walk(_MISSING, v, self._child(attr, k), k, doc)
 
-    def _match_texts(self, item: dict, fields) -> list:
-        """Per match field: None (empty), the text to compare by Levenshtein (a string that is
-        not an ISO date) or (text,) to compare exactly."""
+    def _match_texts(self, item: dict, fields, gt: bool) -> list:
+        """Per match field: None (empty), the text to compare by Levenshtein (a GT string that
+        is not a date) or (text, value) to compare exactly or by value: a date's day, a
+        number's float (an AIO numeric string's too)."""
         out = []
         for f in fields:
             x = item.get(f, _MISSING)
             if x is _MISSING or self._null(x):
                 out.append(None)
-            elif type(x) is str and not _ISO_DATE.match(x.strip()):
+                continue
+            t = type(x)
+            day = date_key(x) if t is str else None
+            if gt and t is str and day is None:
                 out.append(_text(x))
-            else:
-                out.append((_text(x),))
+                continue
+            number = None
+            if (t is int or t is float) or (not gt and t is str and day is None):
+                number = to_number(x)
+                if number is not None and not abs(number) < 2**53:
+                    number = None
+            out.append((_text(x), day if day is not None else number))
         return out
 
     @staticmethod
@@ -220,9 +232,10 @@ class LeanScorer:
             if y is None:
                 continue
             if type(x) is str:
-                total += _levenshtein(x, y if type(y) is str else y[0], score_cutoff=cutoff)
+                total += _levenshtein(x, y[0], score_cutoff=cutoff)
             else:
-                total += x[0] == (y if type(y) is str else y[0])
+                total += x[0] == y[0] or (x[1] is not None and x[1] == y[1]
+                                          and type(x[1]) is type(y[1]))
         return total / n if n else 0.0
 
     def _align(self, gl: list[dict], al: list[dict], attr: str) -> list[tuple[int, int]]:
@@ -237,8 +250,8 @@ class LeanScorer:
         cutoff = threshold - _SLACK if len(fields) == 1 else 0.0
         if spec.get("method", "greedy") != "greedy":
             raise SystemExit(f"lean loop: only greedy alignment; {attr} is {spec['method']}")
-        g_texts = [self._match_texts(g, fields) for g in gl]
-        a_texts = [self._match_texts(a, fields) for a in al]
+        g_texts = [self._match_texts(g, fields, True) for g in gl]
+        a_texts = [self._match_texts(a, fields, False) for a in al]
         cands = []
         for i, g in enumerate(g_texts):
             for j, a in enumerate(a_texts):

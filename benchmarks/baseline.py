@@ -121,7 +121,7 @@ def canonical(v: Any) -> str:
 
 _CODES = ("usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|inr|sek|nok|dkk|pln|czk|huf|sgd|hkd|krw|brl|mxn"
           "|zar|try|ils|aed|sar")
-# the engine's numbers as text (docs/DECISIONS.md 47), on the lower-cased text, commas removed
+# the engine's numbers as text (docs/DECISIONS.md 52), on the lower-cased text, commas removed
 _NUMBER_TEXT = re.compile(
     rf"^(\()?\s*(?:(?:{_CODES})\s*)?([+-]?[$€£¥₹]?|[$€£¥₹][+-])\s*"
     r"((?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?)"
@@ -130,7 +130,7 @@ _NUMBER_TEXT = re.compile(
 _MONTH_NUMBER = {m: i % 12 + 1 for i, m in enumerate(
     "jan feb mar apr may jun jul aug sep oct nov dec january february march april may june july "
     "august september october november december".split())} | {"sept": 9}
-# the engine's dates (docs/DECISIONS.md 46) under the default date_order DMY (the baseline has
+# the engine's dates (docs/DECISIONS.md 51) under the default date_order DMY (the baseline has
 # no date_order): (regex, group of year, month, day)
 _DATES = [
     (re.compile(r"^([0-9]{4})/([0-9]{1,2})/([0-9]{1,2})$"), 1, 2, 3),

@@ -148,7 +148,7 @@ def _with_field_thresholds(
 ) -> pl.DataFrame:
     """Add ``fthr``: the field_thresholds entry of each match field (its item attribute
     ``list[].field``, else its bare name), null for none. Below it, a match field compared by
-    Levenshtein scores 0 (DECISIONS.md 49)."""
+    Levenshtein scores 0 (DECISIONS.md 54)."""
     if not config.field_thresholds or fields.height == 0:
         return fields.with_columns(pl.lit(None, pl.Float64).alias("fthr"))
     pairs = fields.select("la", "field").unique()
@@ -203,7 +203,7 @@ def _pair_similarity(
             _prefixed("aio_text"),
         )
     )
-    # under auto a GT date string compares as a date (DECISIONS.md 46), other strings by
+    # under auto a GT date string compares as a date (DECISIONS.md 51), other strings by
     # Levenshtein; exact comparisons are by value (keys: values.value_key) unless prefixed
     fuzzy = pl.col("fuzzy_cfg") | (
         pl.col("auto") & (pl.col("gt_kind") == "string") & pl.col("gt_key").is_null()

@@ -137,7 +137,7 @@ def score_batch(
             paths["attribute"], paths["key"], config.field_thresholds, pl.Float64, "threshold"
         ).gather(pid))
     fields = with_strategy(fields, configured, config)
-    if config.field_normalizers:  # compared normalized, shown as they came (DECISIONS.md 50)
+    if config.field_normalizers:  # compared normalized, shown as they came (DECISIONS.md 55)
         chains = list(dict.fromkeys(config.field_normalizers.values()))
         by_name = {k: chains.index(v) for k, v in config.field_normalizers.items()}
         shown = fields.select("gt_text", "aio_text")

@@ -109,7 +109,7 @@ def document_rates(
             .clip(0.0, 1.0)
             .alias("rqs")
         )
-        # a document the GT does not have is never passed (DECISIONS.md 48)
+        # a document the GT does not have is never passed (DECISIONS.md 53)
         .with_columns(((pl.col("rqs") >= config.pass_threshold) & pl.col("gt_present"))
                       .alias("passed"))
     )

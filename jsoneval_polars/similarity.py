@@ -217,7 +217,7 @@ def with_normalized_text(
 
 
 def same_value(values: pl.DataFrame, strategy: pl.Series, date_order: str) -> pl.Series:
-    """EXACT's and DATE's match of rows whose canonical texts differ (DECISIONS.md 46, 47):
+    """EXACT's and DATE's match of rows whose canonical texts differ (DECISIONS.md 51, 52):
     a GT date and an AIO date (any recognized format) on the same calendar day; under EXACT
     also a GT number and an AIO numeric string of the same value (float64, so only below
     2**53 in magnitude). Needs gt_text, aio_text, gt_kind, aio_kind; ``strategy`` holds codes.

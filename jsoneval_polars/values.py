@@ -42,7 +42,7 @@ _ISO_DATE = (
 )
 _EMAIL = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 
-# Dates (DECISIONS.md 46), on canonical text: each format is a regex with groups y, m, d.
+# Dates (DECISIONS.md 51), on canonical text: each format is a regex with groups y, m, d.
 _MONTH = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
@@ -152,7 +152,7 @@ def value_key(
     members: pl.DataFrame, *, numeric_strings: bool, date_order: str = "DMY"
 ) -> pl.Expr:
     """``key``: what a list match field compares by value besides its canonical text
-    (DECISIONS.md 46, 47): ``d:`` and the ISO date of a date string in a recognized format,
+    (DECISIONS.md 51, 52): ``d:`` and the ISO date of a date string in a recognized format,
     ``n:`` and the float of a number below 2**53 in magnitude (and, with
     ``numeric_strings``, for the AIO side, of a numeric string); null otherwise. Needs
     kind and text; the parsers run only on strings holding a digit."""
@@ -176,7 +176,7 @@ def value_key(
     return pl.lit(full)
 
 
-# --- normalizers (DECISIONS.md 50) -------------------------------------------------------------
+# --- normalizers (DECISIONS.md 55) -------------------------------------------------------------
 
 
 @functools.cache

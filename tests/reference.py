@@ -77,7 +77,7 @@ class Normalized(str):
 
 
 def normalize(text: str, names) -> Normalized:
-    """DECISIONS 50: the named normalizers, in order, on a canonical text."""
+    """DECISIONS 55: the named normalizers, in order, on a canonical text."""
     if isinstance(names, str):
         names = [names]
     for name in names:
@@ -165,12 +165,12 @@ _ISO_RE = re.compile(
 _EMAIL_RE = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _CURRENCY = set("$€£¥₹")
 _NUMBER_BODY_RE = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?")
-# DECISIONS 47: currency codes a numeric string may carry before or after its digits
+# DECISIONS 52: currency codes a numeric string may carry before or after its digits
 CURRENCY_CODES = (
     "usd", "eur", "gbp", "jpy", "chf", "cad", "aud", "nzd", "cny", "inr", "sek", "nok", "dkk",
     "pln", "czk", "huf", "sgd", "hkd", "krw", "brl", "mxn", "zar", "try", "ils", "aed", "sar",
 )
-# DECISIONS 46: English month names and their three-letter abbreviations (and "sept")
+# DECISIONS 51: English month names and their three-letter abbreviations (and "sept")
 MONTHS = {
     name: i + 1
     for i, names in enumerate([
@@ -211,7 +211,7 @@ def looks_like_date(value: Any, date_order: str = "DMY") -> bool:
 
 
 def date_of(value: Any, date_order: str = "DMY") -> datetime.date | None:
-    """The calendar date a string names in a recognized format (DECISIONS 46), else None."""
+    """The calendar date a string names in a recognized format (DECISIONS 51), else None."""
     if not isinstance(value, str):
         return None
     parts = _date_parts(canonical_text(value), date_order)
@@ -273,7 +273,7 @@ def parse_number(value: Any) -> float | int | None:
 
 
 def same_value(gt: Any, aio: Any, strategy: str, date_order: str) -> bool:
-    """EXACT and DATE beyond equal canonical text (DECISIONS 46, 47): dates on the same
+    """EXACT and DATE beyond equal canonical text (DECISIONS 51, 52): dates on the same
     calendar day; under EXACT a GT number and an AIO numeric string of the same value."""
     if canonical_text(gt) == canonical_text(aio):
         return True
@@ -358,7 +358,7 @@ def pair_similarity(
     thresholds: dict | None = None,
 ) -> float:
     """Mean match-field similarity; ``thresholds`` (field -> field_thresholds entry): a field
-    compared by Levenshtein scores 0 below its threshold (DECISIONS 49)."""
+    compared by Levenshtein scores 0 below its threshold (DECISIONS 54)."""
     scores = []
     for field in match_fields:
         g = gt_item.get(field, ABSENT)
@@ -373,7 +373,7 @@ def pair_similarity(
             score = fuzzy_similarity(canonical_text(g), canonical_text(a))
             limit = (thresholds or {}).get(field)
             scores.append(0.0 if limit is not None and score < limit else score)
-        else:  # dates, numbers and the rest by value (DECISIONS 46, 47)
+        else:  # dates, numbers and the rest by value (DECISIONS 51, 52)
             scores.append(1.0 if _same_item_value(g, a, date_order) else 0.0)
     return sum(scores) / len(scores) if scores else 0.0
 
@@ -664,7 +664,7 @@ def evaluate_document(doc: dict, cfg: dict, semantic_scorer) -> dict:
             threshold = per_field(cfg, "field_thresholds", attribute, leaf["bare"])
             chain = per_field(cfg, "field_normalizers", attribute, leaf["bare"])
             g, a = gt, aio
-            if chain:  # string values are compared normalized (DECISIONS 50)
+            if chain:  # string values are compared normalized (DECISIONS 55)
                 g = normalize(canonical_text(gt), chain) if isinstance(gt, str) else gt
                 a = normalize(canonical_text(aio), chain) if isinstance(aio, str) else aio
             similarity, match = score_field(strategy, g, a, cfg, semantic_scorer, threshold)
@@ -717,7 +717,7 @@ def evaluate_document(doc: dict, cfg: dict, semantic_scorer) -> dict:
         if n_total
         else 0.0
     )
-    # DECISIONS 49: accuracy weighted by field_weights (1 for a field with no entry)
+    # DECISIONS 54: accuracy weighted by field_weights (1 for a field with no entry)
     accuracy = w_correct / w_scored if w_scored else 1.0
 
     w = cfg["weights"]
@@ -737,7 +737,7 @@ def evaluate_document(doc: dict, cfg: dict, semantic_scorer) -> dict:
         "accuracy": accuracy,
         "rqs": rqs,
         "macro_f1": _macro_f1(cells),
-        # DECISIONS 48: an AIO document with no GT document is never passed
+        # DECISIONS 53: an AIO document with no GT document is never passed
         "passed": rqs >= cfg["pass_threshold"] and doc.get("gt_present", True),
         "n_total_distinct": n_total,
         "n_scored": n_scored,

@@ -52,14 +52,14 @@ NUMERIC_STRINGS = [
     "+7", ".5", "5.", "0.1", "-0", "£0.99", "¥1,000", "₹12",
     # not numbers (DECISIONS 7), or overflowing float64
     "1,2,3", "1e", "$", "--5", "1 000", "inf", "1e999", "-1e999",
-    # DECISIONS 47: codes, parentheses, a trailing sign; and near misses
+    # DECISIONS 52: codes, parentheses, a trailing sign; and near misses
     "USD 1,234.50", "1,234.50 EUR", "(1,234.50)", "($5)", "5 €", "$ 5", "(5", "(-5)", "$5$",
     "usd", "the 100",
 ]
 DATES = [
     "2024-01-05", "2024-01-05T10:00:00Z", "2024-01-05 10:00", "2024-01-05  10:00",
     "2024-01-05\t10:00", "2024-01-05t10:00:00.5+02:00", "2024-1-5", " 2024-01-05 ",
-    # DECISIONS 46: other formats of the same day (01/05 reads by date_order), and impossible
+    # DECISIONS 51: other formats of the same day (01/05 reads by date_order), and impossible
     # days that look like dates
     "5-JAN-2024", "5 January 2024", "January 5, 2024", "Jan. 5 2024", "05/01/2024",
     "01/05/2024", "5.1.2024", "2024/01/05", "31/02/2024", "2024-13-01", "0000-01-01",

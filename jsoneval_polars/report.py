@@ -1,4 +1,4 @@
-"""A self-contained HTML report of one run: one file, inline CSS and inline SVG, no script.
+"""A self-contained HTML report of one run: one file, inline CSS, SVG and a small script.
 
 :func:`write_report` takes a :class:`Result` or a results directory. The page holds the summary
 figures, a per-attribute precision / recall / F1 chart and table, the RQS distribution, the
@@ -301,6 +301,50 @@ def confusion_chart_svg(
 
 # --- the page -------------------------------------------------------------------------------
 
+#: Sorting and filtering of the tables marked ``sortable``: a click on a header sorts by that
+#: column (again: the other way; numbers as numbers, "–" last), the box above a table keeps
+#: the rows that contain its text. ``#sort=<table id>:<column>`` in the URL sorts on load.
+_SCRIPT = r"""
+(function () {
+  function key(td) {
+    var t = td.textContent.trim().replace(/,/g, "");
+    if (t === "" || t === "\u2013") return null;
+    var n = Number(t.replace(/%$/, ""));
+    return isNaN(n) ? t.toLowerCase() : n;
+  }
+  function sortBy(table, col) {
+    var th = table.tHead.rows[0].cells[col];
+    var asc = th.getAttribute("aria-sort") !== "ascending";
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) {
+      c.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+    var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = key(a.cells[col]), y = key(b.cells[col]);
+      if (x === null || y === null) return (x === null) - (y === null);
+      if (typeof x !== typeof y) { x = String(x); y = String(y); }
+      return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+  }
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
+      th.addEventListener("click", function () { sortBy(table, i); });
+    });
+  });
+  document.querySelectorAll("input.filter").forEach(function (box) {
+    var table = document.getElementById(box.dataset.table);
+    box.addEventListener("input", function () {
+      var q = box.value.toLowerCase();
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (r) {
+        r.hidden = q !== "" && r.textContent.toLowerCase().indexOf(q) < 0; });
+    });
+  });
+  var m = /^#sort=([^:]+):(\d+)$/.exec(location.hash);
+  if (m && document.getElementById(m[1])) sortBy(document.getElementById(m[1]), +m[2]);
+})();
+"""
+
 _CSS = """
 :root { color-scheme: light; }
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0;
@@ -323,6 +367,11 @@ table { border-collapse: collapse; font-size: 13px; width: 100%; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #eceff2;
          vertical-align: top; }
 th { background: #f0f2f5; font-weight: 600; position: sticky; top: 0; }
+table.sortable th { cursor: pointer; user-select: none; }
+th[aria-sort="ascending"]::after { content: " ▲"; font-size: 10px; }
+th[aria-sort="descending"]::after { content: " ▼"; font-size: 10px; }
+input.filter { margin: 0 0 8px; padding: 4px 8px; border: 1px solid #ccd; border-radius: 4px;
+               font: inherit; width: 260px; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 td.val { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px;
          max-width: 340px; overflow-wrap: anywhere; }
@@ -361,7 +410,7 @@ def _cards(s: Mapping[str, Any]) -> str:
 
 
 def _table(frame: pl.DataFrame, *, numeric: Sequence[str] = (), formats: Mapping[str, Any] = {},
-           table_id: str = "") -> str:
+           table_id: str = "", sortable: bool = False) -> str:
     head = "".join(
         f'<th class="{"n" if c in numeric else ""}">{_e(c)}</th>' for c in frame.columns
     )
@@ -374,6 +423,7 @@ def _table(frame: pl.DataFrame, *, numeric: Sequence[str] = (), formats: Mapping
             tds.append(f'<td class="{"n" if c in numeric else ""}">{text}</td>')
         rows.append("<tr>" + "".join(tds) + "</tr>")
     ident = f' id="{table_id}"' if table_id else ""
+    ident += ' class="sortable"' if sortable else ""
     return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
@@ -474,6 +524,31 @@ def _errors_section(r) -> str:
     return "".join(parts)
 
 
+def _filter_box(table_id: str) -> str:
+    return (f'<input class="filter" type="search" data-table="{table_id}" '
+            f'placeholder="filter rows…" aria-label="filter the table below">'
+            '<span class="note"> Click a column header to sort.</span>')
+
+
+#: Documents listed in the sortable documents table (lowest RQS first); the rest are counted.
+MAX_DOCUMENT_ROWS = 2000
+
+
+def _documents_section(r) -> list[str]:
+    docs = r.lazy("documents")
+    n = docs.select(pl.len()).collect().item()
+    shown = (docs.sort(["rqs", "doc_id"], nulls_last=True).head(MAX_DOCUMENT_ROWS)
+             .select("doc_id", "rqs", "accuracy", "completeness", "hallucination", "passed",
+                     "tp", "fp", "fn").collect())
+    rates = ("rqs", "accuracy", "completeness", "hallucination")
+    note = (f'<p class="note">The {MAX_DOCUMENT_ROWS:,} lowest-RQS of {n:,} documents.</p>'
+            if n > MAX_DOCUMENT_ROWS else "")
+    table = _table(shown, numeric=(*rates, "tp", "fp", "fn"),
+                   formats={c: _fmt for c in rates}, table_id="document-table", sortable=True)
+    return ["<h2>Documents</h2>", note,
+            f'<div class="panel">{_filter_box("document-table")}{table}</div>']
+
+
 def _intervals_note(s: Mapping[str, Any]) -> str:
     """The summary's bootstrap intervals (bootstrap.py), when the run was bootstrapped."""
     if "micro_f1_low" not in s:
@@ -553,7 +628,7 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         ),
         numeric=("support", "tp", "fp", "fn", "tn", *rates),
         formats={c: (lambda v: _fmt(v)) for c in rates},
-        table_id="attribute-table",
+        table_id="attribute-table", sortable=True,
     )
     manifest = getattr(r, "manifest", {}) or {}
     threshold = (manifest.get("config") or {}).get("pass_threshold")
@@ -580,7 +655,8 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         f'<div class="panel" id="confusion-chart">'
         f'{confusion_chart_svg(cell_counts(r.lazy("fields")), order=order)}</div>',
         "<h2>Attributes</h2>",
-        f'<div class="panel">{attr_table}</div>',
+        f'<div class="panel">{_filter_box("attribute-table")}{attr_table}</div>',
+        *_documents_section(r),
         f"<h2>Worst {min(worst, len(rqs))} documents</h2>",
         '<p class="note">Lowest RQS first, with every field that is not TP or TN.</p>',
         f'<div id="worst-documents">{_worst_documents(r, worst, max_fields)}</div>',
@@ -593,7 +669,7 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
-        f"<body><main>{''.join(body)}</main></body></html>\n"
+        f"<body><main>{''.join(body)}</main><script>{_SCRIPT}</script></body></html>\n"
     )
 
 
@@ -638,7 +714,7 @@ def render_comparison(a: ResultSource, b: ResultSource, *, bootstrap: int | None
         return _table(frame.select(cols).head(top), numeric=rates,
                       formats={**{c: _fmt for c in rates},
                                "f1_significant": lambda v: "<b>yes</b>" if v else "no"},
-                      table_id=table_id)
+                      table_id=table_id, sortable=True)
 
     delta = pl.col("f1_delta")
     worse = d.attributes.filter(delta < 0).sort("f1_delta", "attribute")
@@ -671,7 +747,7 @@ def render_comparison(a: ResultSource, b: ResultSource, *, bootstrap: int | None
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
-        f"<body><main>{''.join(body)}</main></body></html>\n"
+        f"<body><main>{''.join(body)}</main><script>{_SCRIPT}</script></body></html>\n"
     )
 
 
@@ -680,7 +756,8 @@ def write_report(source: ResultSource, path: str | Path, *, title: str | None = 
     """Write the HTML report of a run (a :class:`Result` or a results directory) to ``path``.
 
     ``worst`` documents (lowest RQS) are listed with up to ``max_fields`` wrong fields each.
-    The file is self-contained: inline CSS and SVG, no script, nothing fetched.
+    The file is self-contained: inline CSS and SVG and a 40-line script that sorts and
+    filters the tables; nothing is fetched.
     """
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -39,7 +39,7 @@ from .config import Config, ListMethod
 from .flatten import Flattened, member_segment
 from .schemas import ALIGNMENTS
 from .similarity import capped_text, levenshtein_similarity
-from .values import value_key
+from .values import value_keys
 
 _SCALAR_KINDS = ["null", "bool", "int", "float", "string"]
 _KEY = ["doc", "la", "pcanon"]  # list instance; la = list attribute id
@@ -204,7 +204,7 @@ def _pair_similarity(
         )
     )
     # under auto a GT date string compares as a date (DECISIONS.md 51), other strings by
-    # Levenshtein; exact comparisons are by value (keys: values.value_key) unless prefixed
+    # Levenshtein; exact comparisons are by value (keys: values.value_keys) unless prefixed
     fuzzy = pl.col("fuzzy_cfg") | (
         pl.col("auto") & (pl.col("gt_kind") == "string") & pl.col("gt_key").is_null()
     )
@@ -606,11 +606,26 @@ def _members(gt: Flattened, aio: Flattened, config: Config, la_names: pl.Series)
     ]
     names, (g_field, a_field, _) = encode([sides[0]["member"], sides[1]["member"], configured])
     gt_members, aio_members = (
-        s.select("item", f.alias("field"), "kind", "text", "is_null").with_columns(
-            value_key(s, numeric_strings=side == "aio", date_order=config.date_order)
-        )
-        for s, f, side in zip(sides, (g_field, a_field), ("gt", "aio"), strict=True)
+        s.select("item", f.alias("field"), "kind", "text", "is_null")
+        for s, f in zip(sides, (g_field, a_field), strict=True)
     )
+    # value keys (values.value_keys), computed only where they can decide a comparison that
+    # canonical text does not: GT date strings and AIO dates in those fields; AIO numeric
+    # strings in fields where the GT has numbers, and then those GT numbers
+    field, kind = pl.col("field"), pl.col("kind")
+
+    def fields_where(frame: pl.DataFrame, rows: pl.Expr) -> pl.Expr:
+        return field.is_in(frame.filter(rows)["field"].unique().implode())
+
+    g_date = value_keys(gt_members, pl.lit(True), "date", config.date_order)
+    a_number = value_keys(aio_members, (kind == "string")
+                          & fields_where(gt_members, kind.is_in(["int", "float"])), "number")
+    a_date = value_keys(aio_members, fields_where(
+        gt_members.with_columns(g_date), pl.col("key").is_not_null()), "date", config.date_order)
+    g_number = value_keys(gt_members, fields_where(
+        aio_members.with_columns(a_number), pl.col("key").is_not_null()), "number")
+    gt_members = gt_members.with_columns(g_date.fill_null(g_number))
+    aio_members = aio_members.with_columns(a_date.fill_null(a_number))
     return gt_members, aio_members, _ids(names, configured.to_list()), names
 
 

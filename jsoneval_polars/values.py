@@ -148,32 +148,33 @@ def parse_number(text: pl.Expr, kind: pl.Expr) -> pl.Expr:
     )
 
 
-def value_key(
-    members: pl.DataFrame, *, numeric_strings: bool, date_order: str = "DMY"
-) -> pl.Expr:
-    """``key``: what a list match field compares by value besides its canonical text
-    (DECISIONS.md 51, 52): ``d:`` and the ISO date of a date string in a recognized format,
-    ``n:`` and the float of a number below 2**53 in magnitude (and, with
-    ``numeric_strings``, for the AIO side, of a numeric string); null otherwise. Needs
-    kind and text; the parsers run only on strings holding a digit."""
-    number = parse_number(pl.col("text"), pl.col("kind"))
-    if not numeric_strings:
-        number = pl.when(pl.col("kind").is_in(["int", "float"])).then(number)
-    date = date_of(pl.col("text"), date_order)
-    key = pl.coalesce(
-        pl.when(number == 0).then(pl.lit("n:0"))  # -0.0 is 0
-        .when(number.abs() < INT_EXACT).then(pl.lit("n:") + number.cast(pl.String)),
-        pl.when(pl.col("kind") == "string").then(pl.lit("d:") + date.cast(pl.String)),
-    ).alias("key")
-    candidates = (
-        pl.col("kind").is_in(["int", "float"])
-        | ((pl.col("kind") == "string") & pl.col("text").str.contains("[0-9]"))
-    )
-    at = members.select(candidates.fill_null(False)).to_series().arg_true()
-    full = pl.repeat(None, members.height, dtype=pl.String, eager=True).alias("key")
+def value_keys(
+    members: pl.DataFrame, rows: pl.Expr, parse: str, date_order: str = "DMY"
+) -> pl.Series:
+    """What a list match field compares by value besides its canonical text (DECISIONS.md
+    51, 52), on the ``rows`` selected (null elsewhere): with ``parse`` "date", ``d:`` and the
+    ISO date of a date string in a recognized format; with "number", ``n:`` and the float of
+    a number or numeric string below 2**53 in magnitude. Needs kind and text. The parser runs
+    on the selected rows that can hold such a value only (a recognized date has a 4-digit
+    year, a number a digit)."""
+    kind, text = pl.col("kind"), pl.col("text")
+    if parse == "date":
+        can = (kind == "string") & text.str.contains("[0-9]{4}") & looks_like_date(text, date_order)
+        key = pl.lit("d:") + date_of(text, date_order).cast(pl.String)
+    else:
+        can = kind.is_in(["int", "float"]) | ((kind == "string") & text.str.contains("[0-9]"))
+        number = pl.col("_number")
+        key = (pl.when(number == 0).then(pl.lit("n:0"))  # -0.0 is 0
+               .when(number.abs() < INT_EXACT).then(pl.lit("n:") + number.cast(pl.String)))
+        members = members.with_columns(pl.lit(None, pl.Float64).alias("_number"))
+    out = pl.repeat(None, members.height, dtype=pl.String, eager=True).alias("key")
+    at = members.select((rows & can).fill_null(False)).to_series().arg_true()
     if len(at):
-        full = full.scatter(at, members[at].select(key).to_series())
-    return pl.lit(full)
+        part = members[at]
+        if parse == "number":  # parsed once, then keyed (an expression used thrice would parse thrice)
+            part = part.with_columns(parse_number(text, kind).alias("_number"))
+        out = out.scatter(at, part.select(key).to_series())
+    return out
 
 
 # --- normalizers (DECISIONS.md 55) -------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -42,6 +43,18 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
+def _count(n: int, compact: bool) -> str:
+    """``n`` in digits or, in a table too wide for the terminal, in three significant digits
+    with a unit (``192k``, ``6.74M``): a cell that does not fit would be cut, showing a wrong
+    number. The exact counts are in ``attributes`` and ``--json``."""
+    if not compact or n < 10_000:
+        return str(n)
+    for scale, unit in ((1e3, "k"), (1e6, "M"), (1e9, "G")):
+        if n / scale < 999.5:
+            break
+    return f"{n / scale:.3g}{unit}"
+
+
 class _StdoutConsole(Console):
     def on_broken_pipe(self) -> None:
         # Rich exits with 1 here, the code of bad input; cli.main() exits 141 like a shell
@@ -54,9 +67,19 @@ def stdout_console() -> Console:
     return _StdoutConsole(highlight=False, emoji=False)
 
 
-def attribute_table(result: Any) -> Table:
+def attribute_table(result: Any, width: int | None = None) -> Table:
     """Per-attribute counts and rates; the attributes only the AIO has (invented keys) apart;
-    then the micro, macro and support-weighted rows."""
+    then the micro, macro and support-weighted rows. Counts are abbreviated (:func:`_count`)
+    when the exact ones would make the table wider than ``width`` columns."""
+    table = _attribute_table(result, compact=False)
+    if width is not None:
+        wide = Console(width=10_000, file=_Null())  # a narrower one clamps the measurement
+        if Measurement.get(wide, wide.options, table).minimum > width:
+            return _attribute_table(result, compact=True)
+    return table
+
+
+def _attribute_table(result: Any, compact: bool) -> Table:
     from .rates import invented_expr
 
     a = result.attributes
@@ -74,15 +97,17 @@ def attribute_table(result: Any) -> Table:
             table.add_row(Text(title, style="italic"))
         for r in part.iter_rows(named=True):
             table.add_row(
-                Text(escape(r["attribute"])), str(r["tp"]), str(r["fp"]), str(r["fn"]),
-                str(r["tn"]), _fmt(r["precision"]), _fmt(r["recall"]), _fmt(r["f1"]),
-                str(r["support"]),
+                Text(escape(r["attribute"])),
+                *(_count(r[c], compact) for c in ("tp", "fp", "fn", "tn")),
+                _fmt(r["precision"]), _fmt(r["recall"]), _fmt(r["f1"]),
+                _count(r["support"], compact),
             )
         table.rows[-1].end_section = True
     tp, fp, fn, tn = (int(a[c].sum()) for c in ("tp", "fp", "fn", "tn"))
     # every ratio comes from the summary (rates.finish), none is computed here
-    table.add_row("micro", str(tp), str(fp), str(fn), str(tn), _fmt(s.get("micro_precision")),
-                  _fmt(s.get("micro_recall")), _fmt(s.get("micro_f1")), str(tp + fn))
+    table.add_row("micro", *(_count(n, compact) for n in (tp, fp, fn, tn)),
+                  _fmt(s.get("micro_precision")), _fmt(s.get("micro_recall")),
+                  _fmt(s.get("micro_f1")), _count(tp + fn, compact))
     table.add_row("macro", "", "", "", "", _fmt(s.get("macro_precision")),
                   _fmt(s.get("macro_recall")), _fmt(s.get("macro_f1")), "")
     if invented.height:
@@ -125,7 +150,7 @@ def render_summary(result: Any, seconds: float | None = None, width: int = 80) -
 
 
 def print_summary(console: Console, result: Any, seconds: float | None = None) -> None:
-    console.print(attribute_table(result))
+    console.print(attribute_table(result, console.width))
     console.print()
     for line in summary_lines(result, seconds):
         console.print(Text(line), soft_wrap=True)

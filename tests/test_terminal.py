@@ -120,3 +120,26 @@ def test_invented_keys_listed_apart_with_weighted_and_macro_without_them():
     assert [ln.split()[0] for ln in lines[apart + 1:apart + 3]] == ["c", "d"]
     assert any(ln.startswith("macro w/o invented") and ln.split()[-1] == "0.750" for ln in lines)
     assert any(ln.startswith("weighted by support") and ln.split()[-1] == "0.750" for ln in lines)
+
+
+def test_large_counts_are_abbreviated_not_cut_at_80_columns():
+    # a 200k-document run made 6-7 digit counts: at 80 columns the support column was cut to
+    # its first three digits ("200" for 200000); now the counts are abbreviated instead
+    from types import SimpleNamespace
+
+    import polars as pl
+
+    small = evaluate([{"doc_id": "a", "customer_email": "x@y.z", "total": 1}],
+                     [{"doc_id": "a", "customer_email": "x@y.z", "total": 2}])
+    scale = 1_234_567
+    big = SimpleNamespace(
+        attributes=small.attributes.with_columns(
+            pl.col("tp", "fp", "fn", "tn", "support") * scale),
+        summary=small.summary,
+    )
+    narrow = render_summary(big, width=80).split("\n\n")[0]
+    assert max(len(line) for line in narrow.splitlines()) <= 80, narrow
+    assert "1.23M" in narrow and "2.47M" in narrow  # support 1 and micro support 2, scaled
+    assert str(scale) not in narrow
+    wide = render_summary(big, width=200).split("\n\n")[0]
+    assert str(scale) in wide and str(2 * scale) in wide and "1.23M" not in wide

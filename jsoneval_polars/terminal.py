@@ -15,7 +15,6 @@ from typing import Any
 import polars as pl
 from rich import box
 from rich.console import Console
-from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -69,14 +68,27 @@ def stdout_console() -> Console:
 
 def attribute_table(result: Any, width: int | None = None) -> Table:
     """Per-attribute counts and rates; the attributes only the AIO has (invented keys) apart;
-    then the micro, macro and support-weighted rows. Counts are abbreviated (:func:`_count`)
-    when the exact ones would make the table wider than ``width`` columns."""
+    then the micro, macro and support-weighted rows. In ``width`` columns, attribute names
+    fold, and counts are abbreviated (:func:`_count`) when the exact ones leave the names
+    fewer than 12 columns."""
     table = _attribute_table(result, compact=False)
     if width is not None:
-        wide = Console(width=10_000, file=_Null())  # a narrower one clamps the measurement
-        if Measurement.get(wide, wide.options, table).minimum > width:
-            return _attribute_table(result, compact=True)
+        if width - _numbers_width(table) < _NAME_WIDTH:
+            table = _attribute_table(result, compact=True)
+        # Rich shrinks a column only to its longest word, then crops the others: cap the names
+        table.columns[0].max_width = max(_NAME_WIDTH, width - _numbers_width(table))
     return table
+
+
+_NAME_WIDTH = 12
+
+
+def _numbers_width(table: Table) -> int:
+    """Columns the number columns take (plain ASCII strings), with the three columns of
+    padding, divider and padding on the left of each."""
+    widths = [max([len(column.header), *map(len, column.cells)])
+              for column in table.columns[1:]]
+    return sum(widths) + 3 * len(widths)
 
 
 def _attribute_table(result: Any, compact: bool) -> Table:
@@ -85,7 +97,7 @@ def _attribute_table(result: Any, compact: bool) -> Table:
     a = result.attributes
     s = result.summary
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False)
-    table.add_column("attribute", overflow="fold", min_width=12, ratio=1)
+    table.add_column("attribute", overflow="fold", min_width=_NAME_WIDTH, ratio=1)
     for name in ("TP", "FP", "FN", "TN", "prec", "rec", "F1", "support"):
         table.add_column(name, justify="right", no_wrap=True)
     invented = a.filter(invented_expr())

@@ -10,6 +10,7 @@ input files that cannot be read as a whole, an output that cannot be written); 3
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import importlib
 import json
@@ -106,6 +107,8 @@ _opt = click.option
 @_opt("--confidence", metavar="FILE",
       help="per-field confidences: NDJSON/JSON records with the id field and the AIO's paths; "
       "adds the calibration table (AUROC, Brier, ECE, accuracy at coverage)")
+@_opt("--anls", is_flag=True,
+      help="also compute ANLS* per document (documents.anls) and mean_anls (as config anls: true)")
 @_opt("--fail-under", metavar="FIGURE=BOUND,...",
       help="exit 3 when a summary figure is below its bound, e.g. micro_f1=0.9,pass_rate=0.8 "
       "(mean_hallucination: above it)")
@@ -182,6 +185,8 @@ def _score(args: SimpleNamespace) -> int:
             raise UsageError("give --gt and --aio, or --sample")
         gt, aio = args.gt, args.aio
         config = load_config(args.config) if args.config else parse_config(None)
+    if args.anls:
+        config = dataclasses.replace(config, anls=True)
     safety = None
     if args.safety:
         table = _read_table(args.safety)

@@ -186,6 +186,7 @@ class Config:
     field_thresholds: Mapping[str, float] = field(default_factory=dict)
     field_weights: Mapping[str, float] = field(default_factory=dict)
     field_normalizers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    anls: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.field_strategies, Mapping):
@@ -209,7 +210,7 @@ class Config:
         _set(self, "lists", {str(k): v for k, v in self.lists.items()})
         if self.attributes is not None:
             _set(self, "attributes", _string_list("attributes", self.attributes))
-        for key in ("empty_containers_are_null", "null_extra_is_hallucination"):
+        for key in ("empty_containers_are_null", "null_extra_is_hallucination", "anls"):
             _flag(key, getattr(self, key))
         if not isinstance(self.id_field, str) or not self.id_field:
             raise ConfigError(f"id_field must be a non-empty string; got {self.id_field!r}")
@@ -249,6 +250,7 @@ _TOP_KEYS = (
     "field_thresholds",
     "field_weights",
     "field_normalizers",
+    "anls",
 )
 
 #: The named text normalizers of ``field_normalizers`` (values.normalized applies them).
@@ -394,7 +396,7 @@ def parse_config(raw: Mapping[str, Any] | Config | None) -> Config:
 
     if raw.get("attributes") is not None:
         kw["attributes"] = _string_list("attributes", raw["attributes"])
-    for key in ("empty_containers_are_null", "null_extra_is_hallucination"):
+    for key in ("empty_containers_are_null", "null_extra_is_hallucination", "anls"):
         if key in raw:
             kw[key] = _flag(key, raw[key])
     if "id_field" in raw:

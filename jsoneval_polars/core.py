@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from .align import ALIGNMENT_SCHEMA, align, encode
+from .anls import document_anls
 from .classify import bucket_expr, cell_expr, decode, pair_leaves
 from .config import Config
 from .counts import RunState, doc_attribute_counts, run_state
@@ -152,6 +153,13 @@ def score_batch(
     counts = doc_attribute_counts(fields, config, docs["doc"], attributes)
     documents = document_rates(counts, docs, config, attribute_weights(attributes, config)
                                ).sort("doc")
+    if config.anls:  # ANLS* of the whole documents (anls.py), beside the engine's figures
+        clock.lap("aggregate", next_stage="anls")
+        scores = pl.Series("anls", document_anls(pairs.gt, pairs.aio), dtype=pl.Float64)
+        documents = documents.with_columns(scores.gather(documents["doc"]))
+        clock.lap("anls", next_stage="aggregate")
+    else:
+        documents = documents.with_columns(pl.lit(None, pl.Float64).alias("anls"))
     doc_keys = table.select("doc_id", *meta_cols)  # row i is doc i
 
     def per_doc(frame: pl.DataFrame) -> pl.DataFrame:

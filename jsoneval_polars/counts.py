@@ -187,6 +187,8 @@ def run_state(
             pl.col("passed").sum().alias("n_passed"),
             *[pl.col(m).sum().alias(f"sum_{m}")
               for m in ("completeness", "hallucination", "accuracy", "rqs")],
+            pl.col("anls").count().alias("n_anls"),
+            pl.col("anls").sum().alias("sum_anls"),
         ).row(0, named=True))
     if errors is not None and errors.height:
         n_errors = errors.filter(pl.col("severity") == "error").height

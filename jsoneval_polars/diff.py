@@ -42,7 +42,7 @@ CORRECT_CELLS = ("TP", "TN")
 _ABSENT = "absent"
 _SUMMARY_FIGURES = (
     "n_documents", "mean_rqs", "pass_rate", "micro_f1", "macro_f1", "mean_accuracy",
-    "mean_completeness", "mean_hallucination", "n_errors", "n_warnings",
+    "mean_completeness", "mean_hallucination", "mean_anls", "n_errors", "n_warnings",
 )
 
 

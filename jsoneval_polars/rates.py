@@ -186,6 +186,7 @@ def finish(
         "mean_hallucination": mean("hallucination"),
         "mean_accuracy": mean("accuracy"),
         "mean_rqs": mean("rqs"),
+        "mean_anls": t["sum_anls"] / t["n_anls"] if t["n_anls"] else None,
         "macro_f1": float(f1.mean()) if f1.len() else None,
         "macro_f1_without_invented": float(known_f1.mean()) if known_f1.len() else None,
         "weighted_f1": float((weighted["f1"] * weighted["support"]).sum() / support)

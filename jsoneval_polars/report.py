@@ -399,6 +399,7 @@ def _cards(s: Mapping[str, Any]) -> str:
         ("Accuracy", _fmt(s.get("mean_accuracy")), ""),
         ("Completeness", _fmt(s.get("mean_completeness")), ""),
         ("Hallucination", _fmt(s.get("mean_hallucination")), ""),
+        *([("ANLS*", _fmt(s["mean_anls"]), "")] if s.get("mean_anls") is not None else []),
         ("Errors", str(s.get("n_errors", "–")), ""),
         ("Warnings", str(s.get("n_warnings", "–")), ""),
         ("GT-only / AIO-only", f"{s.get('n_gt_only', '–')} / {s.get('n_aio_only', '–')}", ""),

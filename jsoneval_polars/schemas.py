@@ -64,6 +64,7 @@ DOCUMENTS = {
     "accuracy": pl.Float64,
     "rqs": pl.Float64,
     "macro_f1": pl.Float64,
+    "anls": pl.Float64,
     "passed": pl.Boolean,
     "n_gt_non_null": pl.Int64,
     "n_both_non_null": pl.Int64,
@@ -153,6 +154,8 @@ TOTALS = {
     "sum_hallucination": pl.Float64,
     "sum_accuracy": pl.Float64,
     "sum_rqs": pl.Float64,
+    "n_anls": pl.Int64,
+    "sum_anls": pl.Float64,
 }
 
 #: The tables of the results layout, by name (``summary.json`` and ``manifest.json`` aside).

@@ -136,7 +136,8 @@ def summary_lines(result: Any, seconds: float | None = None) -> list[str]:
     lines = [
         f"completeness {_fmt(s['mean_completeness'])}  hallucination "
         f"{_fmt(s['mean_hallucination'])}  accuracy {_fmt(s['mean_accuracy'])}  "
-        f"RQS {_fmt(s['mean_rqs'])}",
+        f"RQS {_fmt(s['mean_rqs'])}"
+        + (f"  ANLS* {_fmt(s['mean_anls'])}" if s.get("mean_anls") is not None else ""),
         f"pass rate {pass_rate}  status {s['status'] or '-'}",
         f"read {s['n_read_gt']} GT and {s['n_read_aio']} AIO records; scored {s['n_documents']} "
         f"documents ({s['n_gt_only']} GT-only, {s['n_aio_only']} AIO-only)",
@@ -244,5 +245,6 @@ class StageProgress:
 _STAGES = {
     "read": "reading", "scan": "reading", "score": "scoring", "flatten": "scoring",
     "align": "scoring", "classify": "scoring", "similarity": "scoring", "counts": "scoring",
+    "anls": "scoring",
     "aggregate": "aggregating", "write": "writing",
 }

@@ -79,3 +79,24 @@ def generated() -> tuple[Documents, Run]:
 def test_generated_data_equals_the_api(score, generated):
     docs, want = generated
     assert_same_run(score(docs, GENERATED_CONFIG), want)
+
+
+@pytest.fixture(scope="module")
+def generated_anls(generated) -> dict[str, float]:
+    """ANLS* of each generated pair by the published package (anls-star)."""
+    anls_star = pytest.importorskip("anls_star")
+    docs, _ = generated
+    return {d["doc_id"]: anls_star.anls_score(d["gt"], d["aio"]) for d in docs}
+
+
+def test_anls_in_every_driver(score, generated, generated_anls):
+    """``anls: true``: ANLS* per document and mean_anls in every driver (the batch core
+    computes it), equal to the published package."""
+    docs, _ = generated
+    run = score(docs, {**GENERATED_CONFIG, "anls": True})
+    got = dict(run.documents.select("doc_id", "anls").iter_rows())
+    assert got.keys() == generated_anls.keys()
+    for doc_id, want in generated_anls.items():
+        assert got[doc_id] == pytest.approx(want, abs=1e-9), doc_id
+    mean = sum(generated_anls.values()) / len(generated_anls)
+    assert run.summary["mean_anls"] == pytest.approx(mean, abs=1e-9)

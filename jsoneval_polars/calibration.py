@@ -29,7 +29,7 @@ import polars as pl
 
 from .flatten import _segments
 
-__all__ = ["COVERAGES", "N_BINS", "calibration", "confidence_table"]
+__all__ = ["COVERAGES", "N_BINS", "calibration", "confidence_table", "split_confidences"]
 
 N_BINS = 10
 COVERAGES = tuple(round(0.1 * k, 1) for k in range(1, 11))
@@ -47,6 +47,54 @@ def _leaves(value: Any, path: str, out: list[tuple[str, Any]]) -> None:
             _leaves(v, f"{path}[{i}]", out)
     else:
         out.append((path, value))
+
+
+def _confidence_problem(c: Any) -> bool:
+    return c is not None and (isinstance(c, bool) or not isinstance(c, int | float)
+                              or not 0.0 <= c <= 1.0)
+
+
+def split_confidences(doc: Any, suffix: str) -> tuple[Any, list[tuple[str, float]], list[str]]:
+    """An AIO document without its sibling confidence keys (config ``confidence``, a suffix
+    such as ``"_confidence"``), the (path, confidence) of each, and one message per bad one.
+
+    In every object (the root, nested objects, items of lists), a key that ends with the suffix
+    and is longer than it is a confidence key, never a field: ``"total_confidence": 0.93`` is
+    the confidence of ``total`` in the same object, at that field's path (``line_items[1]``'s
+    ``amount_confidence`` is for ``line_items[1].amount``). A null confidence is no confidence;
+    a value that is not a number in [0, 1] is a message (a warning row) and ignored. A
+    confidence whose field is absent is kept: calibration ignores it, as it ignores a
+    confidence for an absent value in a confidence document. The input is not changed: the
+    objects that held confidence keys are copied without them."""
+    found: list[tuple[str, float]] = []
+    problems: list[str] = []
+
+    def walk(value: Any, path: str) -> Any:
+        if isinstance(value, dict):
+            out, changed = {}, False
+            for key, v in value.items():
+                key = str(key)
+                if len(key) > len(suffix) and key.endswith(suffix):
+                    changed = True
+                    start, after = _segments(key[:-len(suffix)])
+                    field = path + after if path else start
+                    if _confidence_problem(v):
+                        problems.append(f"confidence {key!r} of {field!r} must be a number in "
+                                        f"[0, 1]; got {v!r}; ignored")
+                    elif v is not None:
+                        found.append((field, float(v)))
+                    continue
+                start, after = _segments(key)
+                w = walk(v, path + after if path else start)
+                changed |= w is not v
+                out[key] = w
+            return out if changed else value
+        if isinstance(value, list):
+            items = [walk(v, f"{path}[{i}]") for i, v in enumerate(value)]
+            return items if any(a is not b for a, b in zip(items, value)) else value
+        return value
+
+    return walk(doc, ""), found, problems
 
 
 def confidence_table(
@@ -75,8 +123,7 @@ def confidence_table(
             leaves: list[tuple[str, Any]] = []
             _leaves(doc, "", leaves)
             for path, c in leaves:
-                if c is not None and (isinstance(c, bool) or not isinstance(c, int | float)
-                                      or not 0.0 <= c <= 1.0):
+                if _confidence_problem(c):
                     raise ValueError(f"confidence of document {doc_id!r} at {path!r} must be "
                                      f"a number in [0, 1]; got {c!r}")
                 data["doc_id"].append(doc_id)
@@ -92,12 +139,25 @@ def confidence_table(
     return rows.filter(pl.col("confidence").is_not_null())
 
 
-def predictions(fields: pl.DataFrame | pl.LazyFrame, confidences: pl.DataFrame
+def check_confidence_sources(config: Any, confidence: Any) -> None:
+    """Confidences come one way: sibling keys (config ``confidence``) or a confidence
+    document (``confidence=`` / ``--confidence``), not both."""
+    if confidence is not None and getattr(config, "confidence", None):
+        raise ValueError(f"confidences come from sibling keys (config confidence: "
+                         f"{config.confidence!r}) or from a confidence document, not both")
+
+
+def predictions(fields: pl.DataFrame | pl.LazyFrame, confidences: pl.DataFrame | None
                 ) -> pl.LazyFrame:
-    """(attribute, confidence, correct) for each emitted AIO value that has a confidence."""
+    """(attribute, confidence, correct) for each emitted AIO value that has a confidence:
+    from ``confidences`` (doc_id, path, confidence), or with None from the fields' own
+    ``confidence`` column (sibling confidence keys, read by the batch core)."""
+    emitted = fields.lazy().filter(pl.col("cell").is_in(list(_EMITTED)))
+    if confidences is None:
+        return emitted.filter(pl.col("confidence").is_not_null()).select(
+            "attribute", "confidence", (pl.col("cell") == "TP").alias("correct"))
     return (
-        fields.lazy()
-        .filter(pl.col("cell").is_in(list(_EMITTED)))
+        emitted
         .select("doc_id", "path", "attribute", (pl.col("cell") == "TP").alias("correct"))
         .join(confidences.lazy(), on=["doc_id", "path"], how="inner")
         .select("attribute", "confidence", "correct")
@@ -143,8 +203,10 @@ def _ece(preds: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
             pl.col("_n").sum()).alias("ece"))
 
 
-def calibration(fields: pl.DataFrame | pl.LazyFrame, confidences: pl.DataFrame) -> pl.DataFrame:
-    """The calibration table: one row per attribute with confidences, then the overall row
+def calibration(fields: pl.DataFrame | pl.LazyFrame, confidences: pl.DataFrame | None = None
+                ) -> pl.DataFrame:
+    """The calibration table (confidences as in :func:`predictions`): one row per attribute
+    with confidences, then the overall row
     (attribute ``"*"``); columns ``attribute, n, accuracy, mean_confidence, auroc, brier, ece,
     accuracy_at_10 ... accuracy_at_100``."""
     preds = predictions(fields, confidences).cache()

@@ -187,6 +187,9 @@ def _score(args: SimpleNamespace) -> int:
         config = load_config(args.config) if args.config else parse_config(None)
     if args.anls:
         config = dataclasses.replace(config, anls=True)
+    if args.confidence and config.confidence:
+        raise UsageError(f"--confidence {args.confidence}: the config reads confidences from "
+                         f"sibling keys ({config.confidence!r}); give one or the other")
     safety = None
     if args.safety:
         table = _read_table(args.safety)

@@ -187,6 +187,7 @@ class Config:
     field_weights: Mapping[str, float] = field(default_factory=dict)
     field_normalizers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     anls: bool = False
+    confidence: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.field_strategies, Mapping):
@@ -219,6 +220,7 @@ class Config:
             "field_thresholds", self.field_thresholds, lo=0.0, hi=1.0))
         _set(self, "field_weights", _per_field("field_weights", self.field_weights, lo=0.0))
         _set(self, "field_normalizers", _normalizers(self.field_normalizers))
+        _set(self, "confidence", _suffix(self.confidence))
 
     def list_config(self, list_attribute: str) -> ListConfig:
         return self.lists.get(list_attribute, _DEFAULT_LIST)
@@ -251,7 +253,16 @@ _TOP_KEYS = (
     "field_weights",
     "field_normalizers",
     "anls",
+    "confidence",
 )
+
+
+def _suffix(value: Any) -> str | None:
+    """The ``confidence`` key: a sibling-key suffix such as ``"_confidence"`` (or null)."""
+    if value is None or (isinstance(value, str) and value):
+        return value
+    raise ConfigError("confidence must be a sibling-key suffix such as \"_confidence\" "
+                      f"(a non-empty string); got {value!r}")
 
 #: The named text normalizers of ``field_normalizers`` (values.normalized applies them).
 NORMALIZERS = ("casefold", "nfkc", "strip_punctuation", "collapse_whitespace", "digits_only")
@@ -412,6 +423,8 @@ def parse_config(raw: Mapping[str, Any] | Config | None) -> Config:
         kw["field_weights"] = _per_field("field_weights", raw["field_weights"], lo=0.0)
     if "field_normalizers" in raw:
         kw["field_normalizers"] = _normalizers(raw["field_normalizers"])
+    if "confidence" in raw:
+        kw["confidence"] = _suffix(raw["confidence"])
     return Config(**kw)
 
 

@@ -27,6 +27,7 @@ import polars as pl
 
 from .align import ALIGNMENT_SCHEMA, align, encode
 from .anls import document_anls
+from .calibration import split_confidences
 from .classify import bucket_expr, cell_expr, decode, pair_leaves
 from .config import Config
 from .counts import RunState, doc_attribute_counts, run_state
@@ -78,10 +79,13 @@ def score_batch(
     clock = Clock(progress)
     clock.start("flatten")
     table = pairs.table
+    aio_docs, confidences = pairs.aio, None
+    if config.confidence:  # sibling confidence keys: read, then not scored (calibration.py)
+        aio_docs, confidences, problems = _sibling_confidences(pairs, config.confidence)
     with collector_paused():
         gt_flat = flatten(pairs.gt, empty_containers_are_null=config.empty_containers_are_null)
         aio_flat = flatten(
-            pairs.aio, empty_containers_are_null=config.empty_containers_are_null,
+            aio_docs, empty_containers_are_null=config.empty_containers_are_null,
             item_base=gt_flat.next_item,
         )
     errors = ErrorRows(strict)
@@ -92,6 +96,10 @@ def score_batch(
 
     def report(side: str, doc: int, message: str, severity: str) -> None:
         errors.add(side, pairs.files.get(side), lines[side][doc], ids[doc], message, severity)
+
+    if config.confidence:
+        for doc, message in problems:
+            report("aio", doc, message, "warning")
 
     for doc, message in gt_flat.errors:
         left_out.add(doc)
@@ -155,7 +163,7 @@ def score_batch(
                                ).sort("doc")
     if config.anls:  # ANLS* of the whole documents (anls.py), beside the engine's figures
         clock.lap("aggregate", next_stage="anls")
-        scores = pl.Series("anls", document_anls(pairs.gt, pairs.aio), dtype=pl.Float64)
+        scores = pl.Series("anls", document_anls(pairs.gt, aio_docs), dtype=pl.Float64)
         documents = documents.with_columns(scores.gather(documents["doc"]))
         clock.lap("anls", next_stage="aggregate")
     else:
@@ -190,7 +198,7 @@ def score_batch(
                 ),
             ],
             how="horizontal",
-        ).select(*FIELD_COLUMNS, *meta_cols),
+        ).pipe(_with_confidence, confidences).select(*FIELD_COLUMNS, *meta_cols),
         alignments=aligned.alignments.join(docs.select("doc", "doc_id"), on="doc").select(
             "doc_id", *[c for c in ALIGNMENT_SCHEMA if c != "doc"]
         ),
@@ -201,6 +209,32 @@ def score_batch(
     clock.lap("aggregate")
     out.timings = clock.laps
     return out
+
+
+def _sibling_confidences(pairs: Pairs, suffix: str
+                         ) -> tuple[list, pl.DataFrame, list[tuple[int, str]]]:
+    """The AIO documents without their sibling confidence keys, a (doc_id, path, confidence)
+    table of those keys, and (doc, message) for the bad ones (calibration.split_confidences)."""
+    docs, problems = [], []
+    rows: dict[str, list] = {"doc_id": [], "path": [], "confidence": []}
+    for doc, (doc_id, aio) in enumerate(zip(pairs.table["doc_id"].to_list(), pairs.aio)):
+        stripped, found, bad = split_confidences(aio, suffix)
+        docs.append(stripped)
+        problems.extend((doc, message) for message in bad)
+        for path, c in found:
+            rows["doc_id"].append(doc_id)
+            rows["path"].append(path)
+            rows["confidence"].append(c)
+    table = pl.DataFrame(rows, schema={"doc_id": pl.String, "path": pl.String,
+                                       "confidence": pl.Float64})
+    return docs, table.unique(["doc_id", "path"], keep="first", maintain_order=True), problems
+
+
+def _with_confidence(fields: pl.DataFrame, confidences: pl.DataFrame | None) -> pl.DataFrame:
+    """The fields with their ``confidence`` column: null without sibling confidence keys."""
+    if confidences is None or not confidences.height:
+        return fields.with_columns(pl.lit(None, pl.Float64).alias("confidence"))
+    return fields.join(confidences, on=["doc_id", "path"], how="left", maintain_order="left")
 
 
 def attribute_weights(attributes: pl.Series, config: Config) -> pl.Series | None:

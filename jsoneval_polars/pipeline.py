@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from .bootstrap import with_intervals
-from .calibration import calibration, confidence_table
+from .calibration import calibration, check_confidence_sources, confidence_table
 from .config import Config, parse_config
 from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
@@ -152,6 +152,7 @@ def evaluate(
     (1.0, 0.85)
     """
     cfg = parse_config(config)
+    check_confidence_sources(cfg, confidence)
     started, clock = now(), Clock(progress)
     t = time.perf_counter()
     clock.start("read")
@@ -190,6 +191,8 @@ def evaluate(
     if confidence is not None:
         calibrated = calibration(tables["fields"], confidence_table(
             confidence, id_field=id_field or cfg.id_field))
+    elif cfg.confidence:  # sibling confidence keys, in the fields' confidence column
+        calibrated = calibration(tables["fields"])
     if bootstrap is not None:
         attributes, summary = with_intervals(attributes, summary, tables["counts"],
                                              tables["documents"], bootstrap, seed)

@@ -98,6 +98,7 @@ FIELDS = {
     "similarity": pl.Float64,
     "match": pl.Boolean,
     "cell": pl.String,
+    "confidence": pl.Float64,
 }
 COUNTS = {
     "doc_id": pl.String,

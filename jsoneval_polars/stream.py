@@ -43,7 +43,7 @@ import numpy as np
 import polars as pl
 
 from .bootstrap import with_intervals
-from .calibration import calibration, confidence_table
+from .calibration import calibration, check_confidence_sources, confidence_table
 from .config import Config, parse_config
 from .core import Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
@@ -108,6 +108,7 @@ def score_files(
     ``calibration`` table as in :func:`evaluate`, from the ``fields`` parts.
     """
     cfg = parse_config(config)
+    check_confidence_sources(cfg, confidence)
     id_field = id_field or cfg.id_field
     gt_field, aio_field = (
         content_field if isinstance(content_field, tuple) else (content_field, content_field)
@@ -192,11 +193,12 @@ def score_files(
                      for name in ("counts", "documents")}
             attributes, summary = with_intervals(attributes, summary, parts["counts"],
                                                  parts["documents"], bootstrap, seed)
-        if confidence is not None:
+        if confidence is not None or cfg.confidence:
             fields = pl.scan_parquet(sorted((writer.staging / "fields").rglob("*.parquet")),
                                      hive_partitioning=False)
-            writer.write("calibration", calibration(fields, confidence_table(
-                confidence, id_field=id_field)), partitioned=False)
+            writer.write("calibration", calibration(fields, None if confidence is None else
+                                                    confidence_table(confidence, id_field=id_field)),
+                         partitioned=False)
         if partition_by:
             check_partition_column(partition_by, state.counts[partition_by],
                                    summary["n_documents"], attributes["attribute"])

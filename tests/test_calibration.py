@@ -7,6 +7,7 @@ import json
 import math
 
 import numpy as np
+import polars as pl
 import pytest
 
 from jsoneval_polars import evaluate
@@ -119,3 +120,117 @@ def test_files_driver_and_cli_write_the_calibration_table(tmp_path):
                  "--out", str(tmp_path / "out2"), "--quiet"]) == 2
     assert read_results(tmp_path / "out").calibration is not None
     assert evaluate(gt, aio).calibration is None  # no confidences, no table
+
+
+# --- confidences as sibling keys (config confidence: "_confidence") ------------------------
+
+SUFFIX = {"confidence": "_confidence"}
+
+
+def _with_siblings(aio: list[dict], conf: list[dict]) -> list[dict]:
+    """The AIO documents carrying each confidence as a sibling key ``<field>_confidence``
+    (top level; nested objects and list items in the tests below)."""
+    out = []
+    for a, c in zip(aio, conf, strict=True):
+        doc = dict(a)
+        for key, value in c.items():
+            if key != "doc_id":
+                doc[f"{key}_confidence"] = value
+        out.append(doc)
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_sibling_keys_equal_the_confidence_document(seed):
+    """The two ways give the same calibration table, and the sibling keys are not fields:
+    every other table equals the run without them."""
+    gt, aio, conf = _generated(seed)
+    by_document = evaluate(gt, aio, confidence=conf)
+    by_siblings = evaluate(gt, _with_siblings(aio, conf), config=SUFFIX)
+    from polars.testing import assert_frame_equal
+
+    assert_frame_equal(by_siblings.calibration, by_document.calibration)
+    for name in ("documents", "attributes", "counts"):
+        assert_frame_equal(getattr(by_siblings, name), getattr(by_document, name))
+    assert_frame_equal(by_siblings.fields.drop("confidence"),
+                       by_document.fields.drop("confidence"))
+    assert by_siblings.summary == by_document.summary
+    assert by_siblings.errors.height == 0
+    # ANLS* does not see them either
+    anls = [evaluate(gt, a, config={**c, "anls": True}).documents["anls"].to_list()
+            for a, c in ((aio, {}), (_with_siblings(aio, conf), SUFFIX))]
+    assert anls[0] == anls[1]
+
+
+def test_sibling_keys_hand_case_against_scikit_learn():
+    """Nested objects and list items carry their confidences in the same object; a
+    confidence for a field the AIO left out, a null and a bad one are no predictions."""
+    gt = [{"doc_id": "a", "total": 10, "vendor": {"name": "Acme", "city": "Bern"},
+           "items": [{"sku": "A1"}, {"sku": "B2"}]},
+          {"doc_id": "b", "total": 7, "vendor": {"name": "Beta", "city": "Genf"}}]
+    aio = [{"doc_id": "a", "total": 10, "total_confidence": 0.9,
+            "vendor": {"name": "Acme", "name_confidence": 0.6, "city": "Zug",
+                       "city_confidence": 0.7},
+            "items": [{"sku": "A1", "sku_confidence": 0.8}, {"sku": "B2", "sku_confidence": 0.3}]},
+           {"doc_id": "b", "total": 9, "total_confidence": 0.4, "vendor_confidence": None,
+            "vendor": {"name": "Beta", "name_confidence": "sure", "city_confidence": 0.95}}]
+    original = json.loads(json.dumps(aio))
+    r = evaluate(gt, aio, config=SUFFIX)
+    assert aio == original  # the input documents are not changed
+    # predictions by hand: (confidence, right) of each emitted value with a confidence
+    preds = {"total": [(0.9, 1), (0.4, 0)], "vendor.name": [(0.6, 1)],
+             "vendor.city": [(0.7, 0)], "items[].sku": [(0.8, 1), (0.3, 1)]}
+    preds["*"] = [p for v in preds.values() for p in v]
+    table = {row["attribute"]: row for row in r.calibration.iter_rows(named=True)}
+    assert set(table) == set(preds)
+    for attr, rows in preds.items():
+        c = np.array([p[0] for p in rows])
+        y = np.array([p[1] for p in rows])
+        assert table[attr]["n"] == len(rows)
+        assert table[attr]["brier"] == pytest.approx(sklearn_metrics.brier_score_loss(y, c))
+        if 0 < y.sum() < len(y):
+            assert table[attr]["auroc"] == pytest.approx(sklearn_metrics.roc_auc_score(y, c))
+        else:
+            assert table[attr]["auroc"] is None
+    # not fields: no *_confidence attribute, no hallucination from them
+    assert not any(a.endswith("_confidence") for a in r.attributes["attribute"].to_list())
+    assert r.documents.filter(pl.col("doc_id") == "a")["n_extra_keys"].item() == 0
+    # the bad value is one warning row naming the document, the key and the value
+    (row,) = r.errors.rows(named=True)
+    assert row["severity"] == "warning" and row["doc_id"] == "b"
+    assert "'name_confidence' of 'vendor.name'" in row["error"] and "'sure'" in row["error"]
+    # the fields table shows each value's confidence
+    conf = dict(r.fields.filter(pl.col("doc_id") == "a").select("path", "confidence").iter_rows())
+    assert conf == {"total": 0.9, "vendor.name": 0.6, "vendor.city": 0.7,
+                    "items[0].sku": 0.8, "items[1].sku": 0.3}
+
+
+def test_sibling_keys_in_the_files_driver_and_the_cli(tmp_path):
+    gt, aio, conf = _generated(5, 40)
+    aio = _with_siblings(aio, conf)
+    for name, rows in (("gt", gt), ("aio", aio)):
+        (tmp_path / f"{name}.ndjson").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "config.json").write_text(json.dumps(SUFFIX))
+    assert main(["score", "--gt", str(tmp_path / "gt.ndjson"), "--aio",
+                 str(tmp_path / "aio.ndjson"), "--config", str(tmp_path / "config.json"),
+                 "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    from polars.testing import assert_frame_equal
+
+    assert_frame_equal(read_results(tmp_path / "out").calibration,
+                       evaluate(gt, aio, confidence=None, config=SUFFIX).calibration,
+                       check_exact=False, rel_tol=1e-12)
+    (tmp_path / "conf.ndjson").write_text(json.dumps({"doc_id": "d000", "total": 0.5}) + "\n")
+    assert main(["score", "--gt", str(tmp_path / "gt.ndjson"), "--aio",
+                 str(tmp_path / "aio.ndjson"), "--config", str(tmp_path / "config.json"),
+                 "--confidence", str(tmp_path / "conf.ndjson"), "--out", str(tmp_path / "o2"),
+                 "--quiet"]) == 2  # one way or the other
+
+
+def test_sibling_key_config_is_checked():
+    from jsoneval_polars.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError, match="confidence must be a sibling-key suffix"):
+        parse_config({"confidence": ""})
+    with pytest.raises(ValueError, match="not both"):
+        evaluate([{"doc_id": "a", "x": 1}], [{"doc_id": "a", "x": 1}], config=SUFFIX,
+                 confidence=[{"doc_id": "a", "x": 0.5}])

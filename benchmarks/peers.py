@@ -28,7 +28,9 @@ How each peer is used (read from its installed source, stickler-eval 1.0.0, anls
   whole document fails). Line items are a list of objects (stickler's Hungarian matching, match
   threshold from ``lists.line_items.threshold``).
 * ANLS*: ``anls_score(gt, aio)`` per pair, no configuration (strings by normalized Levenshtein,
-  lists by Hungarian matching, dicts penalise missing and hallucinated keys).
+  lists by Hungarian matching, dicts penalise missing and hallucinated keys). Beside it,
+  ``run_engine_anls`` scores the same pairs with jsoneval_polars and ``anls: true`` and reports
+  its ``mean_anls``, the largest per-document difference from the package and its speed.
 """
 
 from __future__ import annotations
@@ -239,6 +241,29 @@ def run_anls_star(pairs: list[Pair]) -> dict:
                          mean_anls=total / scored if scored else None)
 
 
+def run_engine_anls(pairs: list[Pair]) -> dict:
+    """Score ``pairs`` with jsoneval_polars and ``anls: true``: its mean_anls and, when anls-star
+    is installed, the largest per-document difference from ``anls_score``."""
+    from jsoneval_polars import evaluate
+
+    gt = [{"doc_id": d, **g} for d, g, _ in pairs]
+    aio = [{"doc_id": d, **a} for d, _, a in pairs]
+    t0 = time.perf_counter()
+    result = evaluate(gt, aio, config={"anls": True})
+    seconds = time.perf_counter() - t0
+    out = _timed_result("jsoneval_polars (anls: true)", "jsoneval_polars", len(pairs), seconds,
+                        Counter(), {}, mean_anls=result.summary["mean_anls"],
+                        anls_seconds=result.timings.get("anls"))
+    try:
+        from anls_star import anls_score
+    except Exception:
+        return out
+    ours = dict(result.documents.select("doc_id", "anls").iter_rows())
+    out["max_abs_diff_vs_anls_star"] = max(
+        (abs(ours[d] - anls_score(g, a)) for d, g, a in pairs), default=None)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--gt", required=True)
@@ -249,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     config = json.loads(Path(args.config).read_text(encoding="utf-8")) if args.config else {}
     pairs = load_pairs(args.gt, args.aio, args.n)
-    results = [run_stickler(pairs, config), run_anls_star(pairs)]
+    results = [run_stickler(pairs, config), run_anls_star(pairs), run_engine_anls(pairs)]
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
@@ -257,11 +282,12 @@ def main(argv: list[str] | None = None) -> int:
         if "error" in r:
             print(f"{r['tool']}: cannot run: {r['error']}")
             continue
-        extra = {k: r[k] for k in ("precision", "recall", "f1", "mean_overall_score", "mean_anls")
-                 if k in r}
+        extra = {k: r[k] for k in ("precision", "recall", "f1", "mean_overall_score", "mean_anls",
+                                   "max_abs_diff_vs_anls_star") if k in r}
         print(f"{r['tool']} {r['version']}: {r['n_docs']} docs in {r['seconds']:.2f} s = "
               f"{r['docs_per_s']:,.0f} docs/s; failed {r['n_failed']}; "
-              + ", ".join(f"{k}={v:.4f}" for k, v in extra.items() if v is not None))
+              + ", ".join(f"{k}={v:.1e}" if k.startswith("max_abs") else f"{k}={v:.4f}"
+                          for k, v in extra.items() if v is not None))
         for reason, info in r["failures"].items():
             print(f"    {info['count']} x {reason} (e.g. {info['example_doc_id']})")
     return 0

@@ -148,7 +148,14 @@ def anls_score(gt: Any, pred: Any) -> float:
     return total / length if length > 0 else 1.0
 
 
-def document_anls(gt_docs: Sequence[Any], aio_docs: Sequence[Any]) -> list[float]:
+def document_anls(gt_docs: Sequence[Any], aio_docs: Sequence[Any]) -> list[float | None]:
     """ANLS* of each pair of documents; an absent AIO document (None) is scored as ``{}``, as
-    the engine scores it."""
-    return [anls_score(g, {} if a is None else a) for g, a in zip(gt_docs, aio_docs)]
+    the engine scores it. A pair the package cannot score either (an integer too long for
+    ``str``, nesting deeper than Python's recursion limit) gets None, not a failed run."""
+    out: list[float | None] = []
+    for g, a in zip(gt_docs, aio_docs):
+        try:
+            out.append(anls_score(g, {} if a is None else a))
+        except (ValueError, RecursionError):
+            out.append(None)
+    return out

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
+import polars as pl
 import pytest
 from conformance import CASE_FILES, assert_matches_case, load_case, tables_as_dict
 from driver_runs import DRIVERS, Documents, Run, assert_same_run, score_api
@@ -100,3 +102,31 @@ def test_anls_in_every_driver(score, generated, generated_anls):
         assert got[doc_id] == pytest.approx(want, abs=1e-9), doc_id
     mean = sum(generated_anls.values()) / len(generated_anls)
     assert run.summary["mean_anls"] == pytest.approx(mean, abs=1e-9)
+
+
+def test_sibling_confidences_in_every_driver(score, generated):
+    """``confidence: "_confidence"``: every driver strips the sibling keys in the batch core
+    and carries each value's confidence in ``fields.confidence``; the other tables equal the
+    run without the keys."""
+    docs, want = generated
+    with_keys = []
+    for i, d in enumerate(docs):
+        aio = dict(d["aio"])
+        for j, key in enumerate(sorted(k for k, v in d["aio"].items()
+                                       if not isinstance(v, dict | list))):
+            aio[f"{key}_confidence"] = ((i + j) % 10) / 10
+        with_keys.append({**d, "aio": aio})
+    config = {**GENERATED_CONFIG, "confidence": "_confidence"}
+    run = score(with_keys, config)
+    assert_same_run(replace(run, fields=run.fields.drop("confidence")),
+                    replace(want, fields=want.fields.drop("confidence")))
+    got = {(r["doc_id"], r["path"]): r["confidence"]
+           for r in run.fields.filter(pl.col("confidence").is_not_null()).iter_rows(named=True)}
+    expected = {}
+    for i, d in enumerate(docs):
+        for j, key in enumerate(sorted(k for k, v in d["aio"].items()
+                                       if not isinstance(v, dict | list))):
+            expected[(d["doc_id"], key)] = ((i + j) % 10) / 10
+    # every confidence lands on its field's row (a field both sides lack has no row)
+    fields = {(r["doc_id"], r["path"]) for r in run.fields.iter_rows(named=True)}
+    assert got == {k: v for k, v in expected.items() if k in fields}

@@ -134,11 +134,8 @@ def _assignment(means: list[list[float]]) -> list[tuple[int, int]]:
     if len(means) == 1:  # one GT item: Munkres takes the first best AIO item
         row = means[0]
         return [(0, row.index(max(row)))]
-    try:
-        from munkres import Munkres, make_cost_matrix
-    except ImportError:  # pragma: no cover - munkres comes with the anls extra
-        raise ImportError("ANLS* needs the munkres package: pip install "
-                          "'jsoneval-polars[anls]' (or munkres)") from None
+    from munkres import Munkres, make_cost_matrix  # checked by the config (anls: true)
+
     return [tuple(p) for p in Munkres().compute(make_cost_matrix(means))]
 
 

@@ -213,6 +213,8 @@ class Config:
             _set(self, "attributes", _string_list("attributes", self.attributes))
         for key in ("empty_containers_are_null", "null_extra_is_hallucination", "anls"):
             _flag(key, getattr(self, key))
+        if self.anls:
+            _needs_munkres()
         if not isinstance(self.id_field, str) or not self.id_field:
             raise ConfigError(f"id_field must be a non-empty string; got {self.id_field!r}")
         _set(self, "date_order", _date_order(self.date_order))
@@ -255,6 +257,15 @@ _TOP_KEYS = (
     "anls",
     "confidence",
 )
+
+
+def _needs_munkres() -> None:
+    """ANLS* matches list items with the anls-star package's own solver (anls.py)."""
+    try:
+        import munkres  # noqa: F401
+    except ImportError:
+        raise ConfigError("anls: true needs the munkres package (the solver anls-star uses): "
+                          "pip install 'jsoneval_polars[anls]'") from None
 
 
 def _suffix(value: Any) -> str | None:

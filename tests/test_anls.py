@@ -135,8 +135,12 @@ def test_off_by_default_and_the_cli_flag(tmp_path):
     assert sorted(back.documents["anls"].to_list()) == pytest.approx([2 / 3, 1.0])
 
 
-def test_config_key_is_a_flag():
+def test_config_key_is_a_flag(monkeypatch):
     from jsoneval_polars.config import ConfigError, parse_config
     assert parse_config({"anls": True}).anls is True
     with pytest.raises(ConfigError, match="anls"):
         parse_config({"anls": "yes"})
+    monkeypatch.setitem(sys.modules, "munkres", None)  # as if the anls extra were missing
+    with pytest.raises(ConfigError, match=r"needs the munkres package.*\[anls\]"):
+        parse_config({"anls": True})
+    assert parse_config({"anls": False}).anls is False

@@ -67,9 +67,9 @@ from .results import ResultTables, read_results
 from .schemas import ERRORS
 from .scorers import Scorer
 
-# pairs per batch: 1M pairs on 2 workers peak at 1.4 GB in all with 10k, 2.2 GB with 20k, at
-# the same speed (benchmarks/scale.py)
-STREAM_BATCH_SIZE = 10_000
+# pairs per batch: 1M shuffled pairs on 2 workers peak at 1.27 GB in all with 8k, 1.43-1.55 GB
+# with 10k, 2.2 GB with 20k, at the same speed; 10M peaks where 1M does (benchmarks/scale.py)
+STREAM_BATCH_SIZE = 8_000
 CHUNK_BYTES = 32 << 20  # scan task size: large enough to amortize a task, small for balance
 _SCAN_SCHEMA = {**RECORD_SCHEMA, "offset": pl.Int64, "length": pl.Int64}
 

@@ -376,3 +376,13 @@ def test_chromium_sorts_and_the_page_has_filter_boxes(sample_report, tmp_path):
     rqs = [float(x) for x in _column(by_rqs, "document-table", 1)]
     assert rqs == sorted(rqs) and len(rqs) == run_a().documents.height
     assert text.count('class="filter"') == 2
+
+
+def test_report_shows_mean_anls_only_when_computed(tmp_path):
+    gt = [{"doc_id": "a", "name": "abc"}, {"doc_id": "b", "name": "q"}]
+    aio = [{"doc_id": "a", "name": "abd"}, {"doc_id": "b", "name": "q"}]
+    with_anls = "".join(_parse(render_report(
+        evaluate(gt, aio, config={"anls": True}).write(tmp_path / "on"))).text)
+    assert "ANLS*" in with_anls and "0.833" in with_anls  # (2/3 + 1) / 2
+    assert "ANLS*" not in "".join(_parse(render_report(
+        evaluate(gt, aio).write(tmp_path / "off"))).text)

@@ -166,7 +166,7 @@ def _value(x: Any) -> float | None:
     return None if np.isnan(x) else x
 
 
-def _check(n_resamples: int) -> None:
+def check_resamples(n_resamples: int) -> None:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         raise ValueError(f"bootstrap must be a positive number of resamples; got {n_resamples!r}")
 
@@ -179,7 +179,7 @@ def intervals(
 ) -> tuple[pl.DataFrame, dict[str, float | None]]:
     """95 % percentile intervals of a run: a table (attribute, f1_low, f1_high) and the
     summary entries ``micro_f1_low`` ... ``mean_rqs_high``."""
-    _check(n_resamples)
+    check_resamples(n_resamples)
     run = doc_counts(counts, documents)
     res = _resampled([run], n_resamples, seed)[0]
     low, high = _percentiles(res["f1"]) if run.attributes else (np.array([]), np.array([]))
@@ -232,7 +232,7 @@ def paired_bootstrap(
     (so it can differ from the difference of the two runs' own figures when they scored
     different documents); it is significant when its 95 % interval excludes 0.
     """
-    _check(n_resamples)
+    check_resamples(n_resamples)
     ids_a = set(_frame(documents_a).select("doc_id").collect()["doc_id"].to_list())
     ids_b = set(_frame(documents_b).select("doc_id").collect()["doc_id"].to_list())
     shared = sorted(ids_a & ids_b)

@@ -38,6 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import schemas
+from .bootstrap import check_resamples, with_intervals
 from .config import Config, parse_config
 from .core import score_batch
 from .counts import RunState, run_state
@@ -300,6 +301,7 @@ def evaluate_spark(
     semantic_scorer: Scorer | str | None = None,
     strict: bool = False,
     bootstrap: int | None = None,
+    seed: int | None = None,
 ) -> SparkResult:
     """Score AI output against ground truth held in Spark DataFrames.
 
@@ -319,17 +321,16 @@ def evaluate_spark(
     when done), with the per-attribute sums of ``counts`` and the summary's sums. Reading the
     result tables afterwards reads the persisted pass; nothing is scored twice.
 
-    ``bootstrap`` is not supported: the resamples need every document's counts in one
-    process; write the result (:meth:`SparkResult.write`) and score intervals from its
-    ``counts`` and ``documents`` with :func:`jsoneval_polars.bootstrap.intervals`.
+    ``bootstrap=N`` (``seed``) adds the intervals of :func:`jsoneval_polars.evaluate`: the
+    per-(document, attribute) sums of ``counts`` and each document's RQS are collected to the
+    driver (a second job) and resampled there by the same code, so the same data and seed give
+    the same intervals as the other drivers. At most :data:`BOOTSTRAP_MAX_DOCUMENTS` documents.
 
     >>> res = evaluate_spark(gt_df, aio_df, config=config)  # doctest: +SKIP
     >>> res.summary["mean_rqs"], res.documents.count()  # doctest: +SKIP
     """
     if bootstrap is not None:
-        raise NotImplementedError(
-            "evaluate_spark(bootstrap=...) is not supported: write the result and call "
-            "jsoneval_polars.bootstrap.intervals(counts, documents, n) on its tables")
+        check_resamples(bootstrap)
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -388,14 +389,20 @@ def evaluate_spark(
     )
     # the same finish as every driver; its warning rows join the errors table
     attributes, summary, warnings = finish(state, config=cfg)
+    if bootstrap is not None:
+        attributes, summary = _with_intervals(attributes, summary, tables, bootstrap, seed)
     spark = rows.sparkSession
     finish_warnings = pl.DataFrame(warnings, schema=schemas.ERRORS)
     if warnings:
         arrow = finish_warnings.to_arrow().cast(ERRORS_SCHEMA)
         tables["errors"] = tables["errors"].unionByName(
             spark.createDataFrame(arrow, schema=spark_ddl(ERRORS_SCHEMA)))
+    attributes_schema = ATTRIBUTES_SCHEMA
+    if bootstrap is not None:
+        attributes_schema = attributes_schema.append(pa.field("f1_low", pa.float64())).append(
+            pa.field("f1_high", pa.float64()))
     attributes_spark = spark.createDataFrame(
-        attributes.to_arrow().cast(ATTRIBUTES_SCHEMA), schema=spark_ddl(ATTRIBUTES_SCHEMA)
+        attributes.to_arrow().cast(attributes_schema), schema=spark_ddl(attributes_schema)
     )
     return SparkResult(
         **tables,
@@ -408,6 +415,35 @@ def evaluate_spark(
                           n_read={"gt": summary["n_read_gt"], "aio": summary["n_read_aio"]},
                           partition_by=None, num_partitions=partitions, chunk_rows=chunk_rows),
     )
+
+
+#: Documents a bootstrapped Spark run may have: their per-attribute counts are resampled on the
+#: driver (about 40 attributes x 3 counts x 8 bytes per document, dense below 2^25 cells).
+BOOTSTRAP_MAX_DOCUMENTS = 2_000_000
+
+
+def _with_intervals(attributes: pl.DataFrame, summary: dict[str, Any],
+                    tables: dict[str, DataFrame], n_resamples: int, seed: int | None,
+                    ) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """The bootstrap intervals (bootstrap.py) from the counts summed per (document, attribute)
+    in Spark and the documents' RQS, collected to the driver."""
+    from pyspark.sql import functions as F
+
+    n_docs = summary["n_documents"]
+    if n_docs > BOOTSTRAP_MAX_DOCUMENTS:
+        raise ValueError(
+            f"bootstrap on Spark resamples on the driver, up to {BOOTSTRAP_MAX_DOCUMENTS:,} "
+            f"documents; this run has {n_docs:,}: bootstrap a sample of the documents")
+    counts = pl.from_arrow(
+        tables["counts"].groupBy("doc_id", "attribute")
+        .agg(*[F.sum(c).alias(c) for c in ("tp", "fp", "fn")]).toArrow())
+    documents = pl.from_arrow(tables["documents"].select("doc_id", "rqs").toArrow())
+    if not counts.height:  # toArrow of no rows keeps no types
+        counts = pl.DataFrame(schema={"doc_id": pl.String, "attribute": pl.String,
+                                      "tp": pl.Int64, "fp": pl.Int64, "fn": pl.Int64})
+    if not documents.height:
+        documents = pl.DataFrame(schema={"doc_id": pl.String, "rqs": pl.Float64})
+    return with_intervals(attributes, summary, counts, documents, n_resamples, seed)
 
 
 def _partitions_for(rows: DataFrame, inputs: list[DataFrame]) -> int:

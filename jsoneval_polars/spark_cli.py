@@ -39,6 +39,9 @@ _opt = click.option
       help="input rows per batch of the engine")
 @_opt("--master", help="Spark master when not run by spark-submit (e.g. local[4])")
 @_opt("--out", required=True, help="output directory (any path Spark can write)")
+@_opt("--bootstrap", type=click.IntRange(min=1), metavar="N",
+      help="add 95% bootstrap intervals from N resamples of the documents (on the driver)")
+@_opt("--seed", type=int, help="seed of the --bootstrap resamples (default: random)")
 @_opt("--strict", is_flag=True, help="fail on the first bad record")
 @_opt("--json", is_flag=True, help="print the summary as JSON")
 @_opt("--quiet", is_flag=True, help="print nothing on success")
@@ -79,7 +82,7 @@ def _spark_score(args: SimpleNamespace) -> int:
     result = evaluate_spark(
         gt, aio, config=config, id_field=args.id_field, json_column=columns,
         safety_column=args.safety_column, num_partitions=args.partitions,
-        chunk_rows=args.chunk_rows, strict=args.strict,
+        chunk_rows=args.chunk_rows, strict=args.strict, bootstrap=args.bootstrap, seed=args.seed,
     )
     result.write(args.out)
     result.unpersist()

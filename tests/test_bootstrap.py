@@ -173,9 +173,9 @@ def test_cli_bootstrap_and_diff(tmp_path):
                  "--seed", "2", "--json"]) == 0
 
 
-def test_spark_says_bootstrap_is_not_supported():
+def test_spark_refuses_a_bad_number_of_resamples_before_any_job():
     pytest.importorskip("pyspark")
     from jsoneval_polars.spark import evaluate_spark
 
-    with pytest.raises(NotImplementedError, match="bootstrap.intervals"):
-        evaluate_spark(None, None, bootstrap=100)
+    with pytest.raises(ValueError, match="positive number of resamples"):
+        evaluate_spark(None, None, bootstrap=0)  # no frames: it fails before touching them

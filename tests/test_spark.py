@@ -182,6 +182,59 @@ def test_generated_data_equals_local(spark, generated, partitions, chunk_rows):
         res.unpersist()
 
 
+def test_bootstrap_equals_the_local_engines(spark, generated, tmp_path):
+    """bootstrap=N on Spark resamples the same per-document counts as the in-memory driver:
+    with the same seed, the same intervals; the command line writes them; past the documented
+    size it refuses in one line."""
+    import jsoneval_polars.spark as spark_module
+
+    gt, aio, config, _ = generated
+    local = evaluate(gt, aio, config=config, json_column="json", bootstrap=200, seed=5)
+    res = evaluate_spark(_to_spark(spark, gt), _to_spark(spark, aio), config=config,
+                         num_partitions=4, chunk_rows=300, bootstrap=200, seed=5)
+    try:
+        _assert_same(res.attributes.select("attribute", "f1_low", "f1_high"),
+                     local.attributes.select("attribute", "f1_low", "f1_high"), ["attribute"],
+                     "attribute intervals")
+        for key in ("micro_f1", "macro_f1", "mean_rqs"):
+            for end in ("_low", "_high"):
+                assert res.summary[key + end] == pytest.approx(local.summary[key + end],
+                                                               abs=1e-12), key + end
+        assert res.summary["bootstrap"] == local.summary["bootstrap"]
+        assert res.attributes_spark.columns[-2:] == ["f1_low", "f1_high"]
+    finally:
+        res.unpersist()
+    old = spark_module.BOOTSTRAP_MAX_DOCUMENTS
+    spark_module.BOOTSTRAP_MAX_DOCUMENTS = 10
+    try:
+        with pytest.raises(ValueError, match="up to 10 documents; this run has 2,000"):
+            evaluate_spark(_to_spark(spark, gt), _to_spark(spark, aio), config=config,
+                           num_partitions=1, bootstrap=50)
+    finally:
+        spark_module.BOOTSTRAP_MAX_DOCUMENTS = old
+
+
+def test_command_line_spark_score_bootstrap(spark, tmp_path, capsys):
+    from jsoneval_polars import cli
+
+    gt, aio = _generated(300, seed=3)
+    gt.write_parquet(tmp_path / "gt.parquet")
+    aio.write_parquet(tmp_path / "aio.parquet")
+    out = tmp_path / "out"
+    assert cli.main(["spark-score", "--gt", str(tmp_path / "gt.parquet"), "--aio",
+                     str(tmp_path / "aio.parquet"), "--out", str(out), "--partitions", "2",
+                     "--bootstrap", "100", "--seed", "7", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    local = evaluate(tmp_path / "gt.parquet", tmp_path / "aio.parquet", json_column="json",
+                     bootstrap=100, seed=7)
+    assert printed["micro_f1_low"] == pytest.approx(local.summary["micro_f1_low"], abs=1e-12)
+    assert printed["micro_f1_low"] <= printed["micro_f1"] <= printed["micro_f1_high"]
+    stored = read_results(out)
+    _assert_same(stored.attributes.select("attribute", "f1_low", "f1_high"),
+                 local.attributes.select("attribute", "f1_low", "f1_high"), ["attribute"],
+                 "stored intervals")
+
+
 BAD_GT = [
     ("ok", '{"a": "x", "n": 1}'),
     ("gt-only", '{"a": "y"}'),

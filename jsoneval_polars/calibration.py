@@ -15,7 +15,9 @@ the value is right, outcome ``y`` = the cell is TP. Per attribute and overall (a
   weighted by their share of predictions;
 - ``accuracy_at_<q>`` for coverage ``q`` in 10 %, 20 % ... 100 %: the accuracy of the
   ``ceil(q n)`` most confident predictions (what is left when the rest go to human review;
-  among equal confidences the wrong predictions count first).
+  among equal confidences the wrong predictions count first);
+- ``bin_index``, ``bin_n``, ``bin_confidence``, ``bin_accuracy``: the non-empty bins of the
+  ECE in order, as lists (the points of a reliability diagram; the report draws them).
 
 Everything is Polars expressions over the fields table joined with the confidences.
 """
@@ -192,15 +194,27 @@ def _summaries(preds: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     )
 
 
-def _ece(preds: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def _per_bin(preds: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Predictions in N_BINS equal-width confidence bins (1.0 in the last): count, mean
+    confidence and accuracy of each non-empty bin."""
     binned = preds.with_columns(
         (pl.col("confidence") * N_BINS).floor().clip(0, N_BINS - 1).cast(pl.Int32).alias("_bin"))
-    per_bin = binned.group_by(*by, "_bin").agg(
+    return binned.group_by(*by, "_bin").agg(
         pl.len().alias("_n"), pl.col("confidence").mean().alias("_c"),
         pl.col("correct").cast(pl.Float64).mean().alias("_y"))
-    return per_bin.group_by(by).agg(
+
+
+def _ece(preds: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """ECE and the reliability diagram's points (the non-empty bins in order: their index,
+    count, mean confidence and accuracy, as lists)."""
+    return _per_bin(preds, by).sort("_bin").group_by(by).agg(
         ((pl.col("_c") - pl.col("_y")).abs() * pl.col("_n")).sum().truediv(
-            pl.col("_n").sum()).alias("ece"))
+            pl.col("_n").sum()).alias("ece"),
+        pl.col("_bin").alias("bin_index"),
+        pl.col("_n").cast(pl.Int64).alias("bin_n"),
+        pl.col("_c").alias("bin_confidence"),
+        pl.col("_y").alias("bin_accuracy"),
+    )
 
 
 def calibration(fields: pl.DataFrame | pl.LazyFrame, confidences: pl.DataFrame | None = None
@@ -216,7 +230,8 @@ def calibration(fields: pl.DataFrame | pl.LazyFrame, confidences: pl.DataFrame |
         parts.append(_summaries(frame, ["attribute"]).join(
             _ece(frame, ["attribute"]), on="attribute", how="left"))
     cols = ["attribute", "n", "accuracy", "mean_confidence", "auroc", "brier", "ece",
-            *[f"accuracy_at_{int(round(q * 100))}" for q in COVERAGES]]
+            *[f"accuracy_at_{int(round(q * 100))}" for q in COVERAGES],
+            "bin_index", "bin_n", "bin_confidence", "bin_accuracy"]
     per_attribute, total = (p.select(cols).collect() for p in parts)
     total = total.filter(pl.col("n") > 0) if total.height else total
     return pl.concat([per_attribute.sort("attribute"), total])

@@ -37,14 +37,19 @@ def _generated(seed: int, n: int = 120):
     return gt, aio, conf
 
 
-def _ece(c: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
-    total = 0.0
+def _bins(c: np.ndarray, y: np.ndarray, bins: int = 10) -> list[tuple[int, int, float, float]]:
+    """The non-empty equal-width bins: (index, count, mean confidence, accuracy)."""
+    out = []
     for k in range(bins):
         lo, hi = k / bins, (k + 1) / bins
         inside = (c >= lo) & ((c < hi) if k < bins - 1 else (c <= hi))
         if inside.any():
-            total += inside.sum() / len(c) * abs(c[inside].mean() - y[inside].mean())
-    return total
+            out.append((k, int(inside.sum()), c[inside].mean(), y[inside].mean()))
+    return out
+
+
+def _ece(c: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
+    return sum(n / len(c) * abs(mc - my) for _, n, mc, my in _bins(c, y, bins))
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -69,6 +74,11 @@ def test_calibration_matches_scikit_learn(seed):
         assert row["auroc"] == pytest.approx(sklearn_metrics.roc_auc_score(y, c), abs=1e-12)
         assert row["brier"] == pytest.approx(sklearn_metrics.brier_score_loss(y, c), abs=1e-12)
         assert row["ece"] == pytest.approx(_ece(c, y), abs=1e-12)
+        # the reliability diagram's points (the report draws the overall row's)
+        index, n, mean_c, acc = zip(*_bins(c, y), strict=True)
+        assert (row["bin_index"], row["bin_n"]) == (list(index), list(n))
+        assert row["bin_confidence"] == pytest.approx(list(mean_c), abs=1e-12)
+        assert row["bin_accuracy"] == pytest.approx(list(acc), abs=1e-12)
         # accuracy at coverage: the top ceil(q n) by confidence, wrong ones first among ties
         order = np.lexsort((y, -c))
         for q in COVERAGES:

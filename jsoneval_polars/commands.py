@@ -72,6 +72,8 @@ def diff(**options) -> int:
 @click.option("--out", required=True, help="HTML file to write, e.g. report.html")
 @click.option("--title", help="page title (default: jsoneval report)")
 @click.option("--worst", type=int, default=10, show_default=True, help="worst documents listed")
+@click.option("--by", help="comma-separated metadata columns to slice by (default: the run's "
+              "own --by)")
 @click.option("--bootstrap", type=click.IntRange(min=1), default=1000, show_default=True,
               metavar="N", help="with two runs: resamples of the paired bootstrap")
 @click.option("--seed", type=int, default=0, show_default=True,
@@ -169,6 +171,10 @@ def _report(args: SimpleNamespace) -> int:
         path.write_text(page, encoding="utf-8")
         print(f"comparison written to {path}")
         return 0
-    path = write_report(run, args.out, title=args.title, worst=args.worst)
+    by = [c.strip() for c in args.by.split(",") if c.strip()] if args.by else None
+    try:
+        path = write_report(run, args.out, title=args.title, worst=args.worst, by=by)
+    except ValueError as exc:
+        return _fail(str(exc))
     print(f"report written to {path}")
     return 0

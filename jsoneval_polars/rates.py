@@ -148,6 +148,31 @@ def micro_rates(attributes: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFram
     return summed.with_columns((pl.col("tp") + pl.col("fn")).alias("support"), *prf())
 
 
+def slice_rates(
+    counts: pl.DataFrame | pl.LazyFrame, documents: pl.DataFrame | pl.LazyFrame,
+    by: Sequence[str],
+) -> pl.LazyFrame:
+    """Per slice of the metadata columns ``by``: documents, passed, pass rate and mean RQS
+    (over the slice's documents, as the summary's are over all), and the micro precision,
+    recall and F1 of the slice's summed cells; slices in order, the null slice last."""
+    by = list(by)
+    docs = documents.lazy().group_by(by).agg(
+        pl.len().cast(pl.Int64).alias("documents"),
+        pl.col("passed").sum().cast(pl.Int64).alias("passed"),
+        pl.col("rqs").mean().alias("mean_rqs"),
+    )
+    cells = counts.lazy().group_by(by).agg(pl.col("tp", "fp", "fn").sum())
+    return (
+        docs.join(cells, on=by, how="full", coalesce=True, nulls_equal=True)
+        .with_columns(pl.col("documents", "passed", "tp", "fp", "fn").fill_null(0))
+        .with_columns(_ratio(pl.col("passed"), pl.col("documents"), None).alias("pass_rate"),
+                      *prf())
+        .select(*by, "documents", "passed", "pass_rate", "mean_rqs", "tp", "fp", "fn",
+                "precision", "recall", "f1")
+        .sort(by, nulls_last=True)
+    )
+
+
 def invented_expr() -> pl.Expr:
     """Attributes that exist only in AIO output (invented keys): never in any GT document
     (support 0, no TN), only false positives. Each has F1 = 0 and counts in macro-F1 as one

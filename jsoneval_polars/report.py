@@ -21,14 +21,17 @@ from typing import Any
 
 import polars as pl
 
-from .rates import invented_expr
+from .calibration import OVERALL
+from .rates import attribute_rates, invented_expr, slice_rates
 from .results import ResultSource, as_tables
+from .schemas import COUNTS as COUNT_TABLE_COLUMNS
 
 __all__ = [
     "CELL_COLORS",
     "METRIC_COLORS",
     "attribute_chart_svg",
     "bar_chart_svg",
+    "calibration_chart_svg",
     "cell_counts",
     "confusion_chart_svg",
     "histogram_svg",
@@ -234,6 +237,91 @@ def histogram_svg(
         f'<text x="{left + plot_w / 2:.1f}" y="{height - 6}" font-size="12" '
         f'text-anchor="middle">{_e(xlabel)}</text></svg>'
     )
+    return "".join(parts)
+
+
+def calibration_chart_svg(
+    bin_confidence: Sequence[float],
+    bin_accuracy: Sequence[float],
+    bin_n: Sequence[int],
+    coverage_accuracy: Mapping[int, float | None],
+    *,
+    width: int = 980,
+    height: int = 300,
+) -> str:
+    """Two panels: the reliability diagram (each non-empty confidence bin at its mean
+    confidence and accuracy, the dot's area by its count, against the dashed diagonal of
+    perfect calibration) and the accuracy of the most confident q % of the values
+    (``coverage_accuracy``: q -> accuracy). Points are ``circle.bin`` and ``circle.coverage``
+    with their numbers in ``data-*``."""
+    gap, left, right, top, bottom = 60, 46, 24, 26, 42  # right: room for the "100 %" label
+    panel_w = (width - gap - 2 * left - 2 * right) / 2
+    plot_h = height - top - bottom
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart calibration" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" style="{_FONT}">',
+        "<title>Reliability diagram and accuracy at coverage</title>",
+    ]
+
+    def frame(x0: float, title: str, xlabel: str, xticks: Sequence[tuple[float, str]]) -> None:
+        parts.append(f'<text x="{x0:.1f}" y="{top - 10}" font-size="13" '
+                     f'font-weight="600">{_e(title)}</text>')
+        for k in range(6):
+            v = k / 5
+            y = top + plot_h * (1 - v)
+            parts.append(
+                f'<line x1="{x0:.1f}" y1="{y:.1f}" x2="{x0 + panel_w:.1f}" y2="{y:.1f}" '
+                f'stroke="#e3e3e3"/><text x="{x0 - 6:.1f}" y="{y + 4:.1f}" font-size="11" '
+                f'text-anchor="end" fill="#666">{v:.1f}</text>')
+        for v, label in xticks:
+            parts.append(f'<text x="{x0 + panel_w * v:.1f}" y="{top + plot_h + 16}" '
+                         f'font-size="11" text-anchor="middle" fill="#666">{_e(label)}</text>')
+        parts.append(
+            f'<line x1="{x0:.1f}" y1="{top + plot_h}" x2="{x0 + panel_w:.1f}" '
+            f'y2="{top + plot_h}" stroke="#999"/><line x1="{x0:.1f}" y1="{top}" x2="{x0:.1f}" '
+            f'y2="{top + plot_h}" stroke="#999"/>'
+            f'<text x="{x0 + panel_w / 2:.1f}" y="{height - 6}" font-size="12" '
+            f'text-anchor="middle">{_e(xlabel)}</text>'
+            f'<text transform="translate({x0 - 34:.1f},{top + plot_h / 2:.1f}) rotate(-90)" '
+            f'font-size="12" text-anchor="middle">accuracy</text>')
+
+    def at(x0: float, fx: float, fy: float) -> tuple[float, float]:
+        return x0 + panel_w * fx, top + plot_h * (1 - fy)
+
+    x0 = left
+    frame(x0, "Reliability (10 bins)", "mean confidence of the bin",
+          [(v / 5, f"{v / 5:.1f}") for v in range(6)])
+    (ax, ay), (bx, by) = at(x0, 0, 0), at(x0, 1, 1)
+    parts.append(f'<line class="diagonal" x1="{ax:.1f}" y1="{ay:.1f}" x2="{bx:.1f}" '
+                 f'y2="{by:.1f}" stroke="#999" stroke-dasharray="5 4"/>')
+    points = [at(x0, c, a) for c, a in zip(bin_confidence, bin_accuracy)]
+    if len(points) > 1:
+        parts.append('<polyline fill="none" stroke="#4c78a8" stroke-width="1.5" points="'
+                     + " ".join(f"{x:.1f},{y:.1f}" for x, y in points) + '"/>')
+    biggest = max(bin_n, default=1) or 1
+    for (x, y), c, a, n in zip(points, bin_confidence, bin_accuracy, bin_n):
+        r = 3 + 7 * math.sqrt(n / biggest)
+        parts.append(
+            f'<circle class="bin" data-confidence="{c:.6g}" data-accuracy="{a:.6g}" '
+            f'data-count="{n}" cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="#4c78a8" '
+            f'fill-opacity="0.75"><title>confidence {c:.3f}, accuracy {a:.3f}: {n:,} values'
+            f"</title></circle>")
+
+    x0 = left + panel_w + right + gap + left
+    qs = sorted(q for q, v in coverage_accuracy.items() if v is not None)
+    frame(x0, "Accuracy of the most confident q %", "coverage q (most confident first)",
+          [(q / 100, f"{q} %") for q in (0, 20, 40, 60, 80, 100)])
+    points = [at(x0, q / 100, coverage_accuracy[q]) for q in qs]
+    if len(points) > 1:
+        parts.append('<polyline fill="none" stroke="#54a24b" stroke-width="2" points="'
+                     + " ".join(f"{x:.1f},{y:.1f}" for x, y in points) + '"/>')
+    for (x, y), q in zip(points, qs):
+        a = coverage_accuracy[q]
+        parts.append(
+            f'<circle class="coverage" data-coverage="{q}" data-accuracy="{a:.6g}" '
+            f'cx="{x:.1f}" cy="{y:.1f}" r="4" fill="#54a24b"><title>{q} %: accuracy '
+            f"{a:.3f}</title></circle>")
+    parts.append("</svg>")
     return "".join(parts)
 
 
@@ -550,6 +638,126 @@ def _documents_section(r) -> list[str]:
             f'<div class="panel">{_filter_box("document-table")}{table}</div>']
 
 
+#: The drill-down lists at most this many wrong values per attribute, the worst first.
+EXAMPLES_PER_ATTRIBUTE = 5
+#: ... for at most this many attributes (worst F1 first); the rest are counted.
+MAX_DRILLDOWN_ATTRIBUTES = 200
+
+
+def _drilldown_section(r, order: Sequence[str]) -> list[str]:
+    """Per attribute with wrong fields: how many of each cell, and a few wrong values, the
+    lowest similarity first (an absent value first of all), so the page stays small however
+    many documents the run has."""
+    wrong = r.lazy("fields").filter(~pl.col("cell").is_in(["TP", "TN"]))
+    cells = (wrong.group_by("attribute", "cell").agg(pl.len().alias("n"))
+             .sort("attribute", "cell").collect())
+    if not cells.height:
+        return ["<h2>Wrong values by attribute</h2>",
+                '<p class="muted" id="drilldown">Every field of every document is right.</p>']
+    rank = {a: i for i, a in enumerate(order)}
+    attributes = sorted(cells["attribute"].unique().to_list(),
+                        key=lambda a: (rank.get(a, len(rank)), a))
+    shown = attributes[:MAX_DRILLDOWN_ATTRIBUTES]
+    # choose the examples on the narrow key columns, then fetch only their values: sorting
+    # every wrong field with its values took 0.5 GB at 100k documents
+    order_by = ["attribute", "similarity", "doc_id", "path"]
+    keys = (
+        wrong.filter(pl.col("attribute").is_in(shown)).select(order_by)
+        .sort(order_by, nulls_last=False)
+        .group_by("attribute", maintain_order=True).head(EXAMPLES_PER_ATTRIBUTE)
+        .collect()
+    )
+    examples = (
+        wrong.join(keys.lazy().select("attribute", "doc_id", "path"),
+                   on=["attribute", "doc_id", "path"], how="semi")
+        .select("attribute", "doc_id", "path", "gt_value", "aio_value", "cell", "similarity")
+        .sort(order_by, nulls_last=False)
+        .collect()
+    )
+    by_attribute = {k[0]: g for k, g in examples.group_by("attribute")}
+    per_cell = {k[0]: g for k, g in cells.group_by("attribute")}
+    out = []
+    for k, name in enumerate(shown):
+        counts = per_cell[name]
+        total = int(counts["n"].sum())
+        tally = ", ".join(f"{c} {n:,}" for c, n in counts.select("cell", "n").iter_rows())
+        table = _table(
+            by_attribute[name].drop("attribute"), numeric=("similarity",),
+            formats={"gt_value": _value, "aio_value": _value, "cell": _cell_badge,
+                     "similarity": lambda v: _fmt(v)})
+        out.append(
+            f'<details class="attr" data-attribute="{_e(name)}"{" open" if k == 0 else ""}>'
+            f"<summary><b>{_e(name)}</b> · "
+            f"{total:,} wrong field{'' if total == 1 else 's'} ({_e(tally)})</summary>"
+            f"{table}</details>")
+    more = len(attributes) - len(shown)
+    note = (f'<p class="note">… and {more:,} more attributes with wrong values.</p>'
+            if more > 0 else "")
+    return [
+        "<h2>Wrong values by attribute</h2>",
+        f'<p class="note">Worst F1 first; up to {EXAMPLES_PER_ATTRIBUTE} examples each, the '
+        "lowest similarity first (an absent value first of all).</p>",
+        f'<div id="drilldown">{"".join(out)}{note}</div>',
+    ]
+
+
+def _slice_columns(r, by: Sequence[str] | None) -> list[str]:
+    """``by``, or the slices the run was scored with (manifest), checked against the
+    metadata columns the run keeps."""
+    import difflib
+
+    if by is None:
+        by = (getattr(r, "manifest", None) or {}).get("by") or []
+    by = list(by)
+    columns = r.lazy("counts").collect_schema().names()
+    for name in by:
+        if name not in columns:
+            known = [c for c in columns if c not in COUNT_TABLE_COLUMNS]
+            close = difflib.get_close_matches(name, known, n=1)
+            raise ValueError(
+                f"cannot slice by '{name}': the run keeps no such metadata column"
+                + (f"; did you mean '{close[0]}'?" if close else "")
+                + f" (metadata columns: {', '.join(known) or 'none; score with --meta or --by'})")
+    return by
+
+
+#: Rows of the per-slice attribute table (slice values x attribute, worst F1 first).
+MAX_SLICE_ATTRIBUTE_ROWS = 2000
+
+
+def _slices_section(r, by: Sequence[str]) -> list[str]:
+    """Per slice of the metadata columns ``by``: documents, pass rate, mean RQS and micro
+    precision/recall/F1, then each slice's attribute F1 (all from rates.py)."""
+    if not by:
+        return []
+    counts = r.lazy("counts")
+    slices = slice_rates(counts, r.lazy("documents"), by).collect()
+    rates = ("pass_rate", "mean_rqs", "precision", "recall", "f1")
+    label = ", ".join(by)
+    per_attribute = (attribute_rates(counts, by=list(by))  # lazy: reads the count columns only
+                     .sort(["f1", *by, "attribute"], nulls_last=True)
+                     .select(*by, "attribute", "support", "tp", "fp", "fn", "precision",
+                             "recall", "f1").collect())
+    n = per_attribute.height
+    per_attribute = per_attribute.head(MAX_SLICE_ATTRIBUTE_ROWS)
+    note = (f'<p class="note">The {MAX_SLICE_ATTRIBUTE_ROWS:,} lowest-F1 of {n:,} rows.</p>'
+            if n > MAX_SLICE_ATTRIBUTE_ROWS else "")
+    prf = ("precision", "recall", "f1")
+    return [
+        f"<h2>Slices by {_e(label)}</h2>",
+        '<p class="note">Micro precision, recall and F1 of each slice\'s summed cells; a '
+        "document without the column is in the empty slice.</p>",
+        '<div class="panel">' + _table(
+            slices, numeric=("documents", "passed", "tp", "fp", "fn", *rates),
+            formats={c: _fmt for c in rates}, table_id="slice-table", sortable=True)
+        + "</div>",
+        f'<div class="panel">{_filter_box("slice-attribute-table")}'
+        + _table(per_attribute, numeric=("support", "tp", "fp", "fn", *prf),
+                 formats={c: _fmt for c in prf}, table_id="slice-attribute-table",
+                 sortable=True) + note + "</div>",
+    ]
+
+
 def _intervals_note(s: Mapping[str, Any]) -> str:
     """The summary's bootstrap intervals (bootstrap.py), when the run was bootstrapped."""
     if "micro_f1_low" not in s:
@@ -564,10 +772,20 @@ def _intervals_note(s: Mapping[str, Any]) -> str:
 
 
 def _calibration_section(r) -> list[str]:
-    """The calibration table (calibration.py), when the run had confidences."""
+    """The calibration chart and table (calibration.py), when the run had confidences."""
     table = getattr(r, "calibration", None)
     if table is None:
         return []
+    chart = ""
+    overall = table.filter(pl.col("attribute") == OVERALL)
+    if overall.height and "bin_accuracy" in table.columns:
+        row = overall.row(0, named=True)
+        coverage = {int(c.removeprefix("accuracy_at_")): row[c]
+                    for c in table.columns if c.startswith("accuracy_at_")}
+        svg = calibration_chart_svg(row["bin_confidence"], row["bin_accuracy"], row["bin_n"],
+                                    coverage)
+        chart = f'<div class="panel">{svg}</div>'
+    table = table.drop([c for c in table.columns if c.startswith("bin_")])
     table = table.rename({c: "acc@" + c.removeprefix("accuracy_at_") + "%"
                           for c in table.columns if c.startswith("accuracy_at_")})
     rates = [c for c in table.columns if c not in ("attribute", "n")]
@@ -575,7 +793,9 @@ def _calibration_section(r) -> list[str]:
         "<h2>Calibration of confidences</h2>",
         '<p class="note">Per attribute and overall (*): AUROC of the confidence against '
         '"the emitted value is right", Brier score, ECE (10 bins) and the accuracy of the '
-        "most confident 10 % … 100 % of the values (acc@10% … acc@100%).</p>",
+        "most confident 10 % … 100 % of the values (acc@10% … acc@100%). The chart is the "
+        "overall row: a well-calibrated system's bins lie on the diagonal.</p>",
+        chart,
         f'<div class="panel">{_table(table, numeric=("n", *rates), formats={c: _fmt for c in rates}, table_id="calibration-table")}</div>',
     ]
 
@@ -607,10 +827,11 @@ def _provenance_section(manifest: Mapping[str, Any]) -> list[str]:
 
 
 def render_report(source: ResultSource, *, title: str | None = None, worst: int = 10,
-                  max_fields: int = 40) -> str:
+                  max_fields: int = 40, by: Sequence[str] | None = None) -> str:
     """The report as an HTML string (see :func:`write_report`)."""
     r = as_tables(source)
     s = r.summary
+    by = _slice_columns(r, by)
     attrs = r.lazy("attributes").collect()
     # keys only the AIO has (F1 0 each) would fill the top of a worst-first chart: they are
     # listed in the attribute table and counted in the note instead
@@ -657,6 +878,8 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         f'{confusion_chart_svg(cell_counts(r.lazy("fields")), order=order)}</div>',
         "<h2>Attributes</h2>",
         f'<div class="panel">{_filter_box("attribute-table")}{attr_table}</div>',
+        *_slices_section(r, by),
+        *_drilldown_section(r, order),
         *_documents_section(r),
         f"<h2>Worst {min(worst, len(rqs))} documents</h2>",
         '<p class="note">Lowest RQS first, with every field that is not TP or TN.</p>',
@@ -753,15 +976,18 @@ def render_comparison(a: ResultSource, b: ResultSource, *, bootstrap: int | None
 
 
 def write_report(source: ResultSource, path: str | Path, *, title: str | None = None,
-                 worst: int = 10, max_fields: int = 40) -> Path:
+                 worst: int = 10, max_fields: int = 40, by: Sequence[str] | None = None
+                 ) -> Path:
     """Write the HTML report of a run (a :class:`Result` or a results directory) to ``path``.
 
     ``worst`` documents (lowest RQS) are listed with up to ``max_fields`` wrong fields each.
+    ``by`` names metadata columns to slice by (default: the run's own ``by``, from its
+    manifest).
     The file is self-contained: inline CSS and SVG and a 40-line script that sorts and
     filters the tables; nothing is fetched.
     """
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_report(source, title=title, worst=worst, max_fields=max_fields),
-                   encoding="utf-8")
+    out.write_text(render_report(source, title=title, worst=worst, max_fields=max_fields,
+                                 by=by), encoding="utf-8")
     return out

@@ -386,3 +386,146 @@ def test_report_shows_mean_anls_only_when_computed(tmp_path):
     assert "ANLS*" in with_anls and "0.833" in with_anls  # (2/3 + 1) / 2
     assert "ANLS*" not in "".join(_parse(render_report(
         evaluate(gt, aio).write(tmp_path / "off"))).text)
+
+
+# --- drill-down, slices, calibration chart ----------------------------------------------------
+
+HOSTILE = '</script><img src=x onerror="alert(1)">'
+
+
+def _details(page: str) -> list[tuple[str, list[list[str]]]]:
+    """Each drill-down <details>: its attribute and the text of its table's body rows."""
+    out = []
+    section = page.split('id="drilldown"', 1)[1]
+    for block in section.split('<details class="attr"')[1:]:
+        name = html.unescape(re.search(r'data-attribute="([^"]*)"', block)[1])
+        body = block.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+        rows = [[html.unescape(re.sub(r"<[^>]+>", "", td)).strip()
+                 for td in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+                for tr in body.split("<tr")[1:]]
+        out.append((name, rows))
+    return out
+
+
+def test_drilldown_is_worst_first_bounded_and_escaped(tmp_path):
+    from jsoneval_polars.report import EXAMPLES_PER_ATTRIBUTE
+
+    # "city" wrong in 8 of 20 documents, "name" in 2 (one of them hostile), "total" never
+    gt = [{"doc_id": f"d{i:02d}", "name": f"name {i}", "city": "Bern", "total": i}
+          for i in range(20)]
+    aio = [{**g, "city": "Zürich" if i < 8 else "Bern",
+            "name": HOSTILE if i == 3 else ("q" if i == 5 else g["name"])}
+           for i, g in enumerate(gt)]
+    aio[7].pop("city")  # absent: first among city's examples (no similarity)
+    run = evaluate(gt, aio)
+    page = render_report(run.write(tmp_path / "run"))
+    assert page.lower().count("<script") == 1 and "<img" not in page
+    blocks = _details(page)
+    f1 = dict(run.attributes.select("attribute", "f1").iter_rows())
+    assert [name for name, _ in blocks] == ["city", "name"]  # total has nothing wrong
+    assert f1["city"] < f1["name"]
+    city = dict(blocks)["city"]
+    assert len(city) == EXAMPLES_PER_ATTRIBUTE  # 8 wrong, 5 shown
+    # columns: doc_id, path, gt_value, aio_value, cell, similarity
+    assert city[0][0] == "d07" and city[0][3] == "absent / null"
+    assert [row[0] for row in city[1:]] == ["d00", "d01", "d02", "d03"]  # ties: by doc_id
+    assert "8 wrong fields" in page
+    name = dict(blocks)["name"]
+    assert {row[0] for row in name} == {"d03", "d05"}
+    assert HOSTILE in [html.unescape(c) for row in name for c in row]
+    # lowest similarity first: "q" shares nothing with "name 5"; the hostile value shares
+    # letters with "name 3"
+    assert [row[0] for row in name] == ["d05", "d03"]
+    assert float(name[0][5]) == 0.0 < float(name[1][5])
+
+
+def test_slices_equal_separate_runs_and_hand_counts(tmp_path):
+    gt = [{"doc_id": f"d{i}", "vendor": "acme" if i < 4 else "zeta", "a": "x", "b": i}
+          for i in range(6)]
+    # acme: d0 right, d1 a wrong, d2 b missing, d3 right; zeta: d4 b wrong, d5 right
+    aio = [dict(g) for g in gt]
+    aio[1]["a"] = "y"
+    del aio[2]["b"]
+    aio[4]["b"] = 99
+    run = evaluate(gt, aio, metadata=["vendor"])
+    page = render_report(run.write(tmp_path / "run"), by=["vendor"])
+    header = re.findall(r"<th[^>]*>(.*?)</th>",
+                        page.split('id="slice-table"', 1)[1].split("</thead>", 1)[0])
+    cols = [re.sub(r"<[^>]+>", "", h).strip() for h in header]
+    rows: dict[int, dict[str, str]] = {}
+    for k, name in enumerate(cols):
+        for i, v in enumerate(_column(page, "slice-table", k)):
+            rows.setdefault(i, {})[name] = v
+    by_vendor = {r["vendor"]: r for r in rows.values()}
+    # hand counts: a wrong value is one FP and one FN; a missing one is one FN
+    assert [(by_vendor[v]["tp"], by_vendor[v]["fp"], by_vendor[v]["fn"]) for v in
+            ("acme", "zeta")] == [("6", "1", "2"), ("3", "1", "1")]
+    assert float(by_vendor["acme"]["precision"]) == pytest.approx(6 / 7, abs=5e-4)
+    assert float(by_vendor["acme"]["recall"]) == pytest.approx(6 / 8, abs=5e-4)
+    # each slice equals a separate run over its documents only
+    for vendor in ("acme", "zeta"):
+        keep = [i for i, g in enumerate(gt) if g["vendor"] == vendor]
+        alone = evaluate([gt[i] for i in keep], [aio[i] for i in keep],
+                         metadata=["vendor"]).summary
+        row = by_vendor[vendor]
+        assert int(row["documents"]) == alone["n_documents"]
+        assert float(row["pass_rate"]) == pytest.approx(alone["pass_rate"], abs=5e-4)
+        assert float(row["mean_rqs"]) == pytest.approx(alone["mean_rqs"], abs=5e-4)
+        assert float(row["f1"]) == pytest.approx(alone["micro_f1"], abs=5e-4)
+
+
+def test_report_by_an_unknown_column_is_one_line(tmp_path):
+    run_dir = evaluate([{"doc_id": "a", "x": 1, "vendor": "v"}],
+                       [{"doc_id": "a", "x": 1, "vendor": "v"}],
+                       metadata=["vendor"]).write(tmp_path / "run")
+    with pytest.raises(ValueError, match="did you mean 'vendor'"):
+        render_report(run_dir, by=["vendr"])
+    proc = subprocess.run(
+        [sys.executable, "-m", "jsoneval_polars", "report", str(run_dir), "--out",
+         str(tmp_path / "r.html"), "--by", "vendr"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and not (tmp_path / "r.html").exists()
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "vendr" in lines[0] and "did you mean 'vendor'" in lines[0]
+
+
+def _calibrated_run(tmp_path):
+    gt = [{"doc_id": f"d{i:02d}", "total": i, "name": f"n{i}"} for i in range(40)]
+    aio = [{**g, "name": "x" if i % 4 == 0 else g["name"]} for i, g in enumerate(gt)]
+    conf = [{"doc_id": g["doc_id"], "total": 0.95, "name": 0.2 + 0.02 * i}
+            for i, g in enumerate(gt)]
+    run = evaluate(gt, aio, confidence=conf)
+    return run, write_report(run.write(tmp_path / "run"), tmp_path / "calibrated.html")
+
+
+def test_calibration_chart_draws_the_overall_bins_and_coverage(tmp_path):
+    run, path = _calibrated_run(tmp_path)
+    dom = _parse(path.read_text(encoding="utf-8"))
+    overall = run.calibration.filter(pl.col("attribute") == "*").row(0, named=True)
+    bins = [a for t, a, _ in dom.elements if t == "circle" and a.get("class") == "bin"]
+    assert [int(a["data-count"]) for a in bins] == overall["bin_n"]
+    assert [float(a["data-accuracy"]) for a in bins] == pytest.approx(overall["bin_accuracy"],
+                                                                      abs=1e-5)
+    cover = [a for t, a, _ in dom.elements if t == "circle" and a.get("class") == "coverage"]
+    assert [int(a["data-coverage"]) for a in cover] == list(range(10, 101, 10))
+    assert float(cover[-1]["data-accuracy"]) == pytest.approx(overall["accuracy"])
+    # the table shows the figures, not the chart's lists
+    assert "bin_n" not in "".join(dom.text)
+
+
+@needs_browser
+def test_chromium_renders_drilldown_slices_and_calibration(tmp_path):
+    run, path = _calibrated_run(tmp_path)
+    shot = tmp_path / "calibrated.png"
+    dom_text = _chromium(tmp_path, "--dump-dom", path.as_uri()).stdout
+    dom = _parse(dom_text)
+    assert len([a for t, a, _ in dom.elements if t == "circle" and a.get("class") == "bin"]) \
+        == len(run.calibration.filter(pl.col("attribute") == "*")["bin_n"][0])
+    assert [name for name, _ in _details(dom_text)] == ["name"]
+    proc = _chromium(tmp_path, "--window-size=1200,4000", f"--screenshot={shot}",
+                     "--hide-scrollbars", path.as_uri())
+    assert shot.is_file(), proc.stderr[-2000:]
+    _, _, rows = _png_pixels(shot.read_bytes())
+    pixels = Counter(row[i:i + 3] for row in rows for i in range(0, len(row), 3))
+    # the reliability dots (#4c78a8 at 75 % over white) and the coverage line (#54a24b)
+    assert sum(n for px, n in pixels.items()
+               if all(abs(p - w) <= 10 for p, w in zip(px, _rgb("#54a24b")))) > 100

@@ -19,7 +19,13 @@ the value is right, outcome ``y`` = the cell is TP. Per attribute and overall (a
 - ``bin_index``, ``bin_n``, ``bin_confidence``, ``bin_accuracy``: the non-empty bins of the
   ECE in order, as lists (the points of a reliability diagram; the report draws them).
 
-Everything is Polars expressions over the fields table joined with the confidences.
+Confidences are written at the AIO document's own paths; list items are renumbered by
+alignment (a matched AIO item takes its GT item's index, an unmatched one an index after the GT
+list, SPEC §5), so the list indices of those paths are rewritten through the ``alignments``
+table before the join (:func:`aligned_paths`): a confidence stays with the value it was
+emitted for, and an invented list item's confidence counts as a wrong prediction.
+
+Everything else is Polars expressions over the fields table joined with the confidences.
 """
 
 from __future__ import annotations
@@ -29,9 +35,10 @@ from typing import Any
 
 import polars as pl
 
-from .flatten import _segments
+from .flatten import _decoder, _segments
 
-__all__ = ["COVERAGES", "N_BINS", "calibration", "confidence_table", "split_confidences"]
+__all__ = ["COVERAGES", "N_BINS", "aligned_paths", "calibration", "confidence_table",
+           "split_confidences"]
 
 N_BINS = 10
 COVERAGES = tuple(round(0.1 * k, 1) for k in range(1, 11))
@@ -141,6 +148,71 @@ def confidence_table(
     return rows.filter(pl.col("confidence").is_not_null())
 
 
+def _renumbered(alignments: pl.DataFrame | pl.LazyFrame) -> dict[tuple[str, str, int], int]:
+    """(doc_id, list path, AIO index) -> the item's index in the fields' paths, for the AIO
+    items alignment moved: the GT index when matched, else the GT list's length plus the
+    item's rank among the unmatched ones (SPEC §5)."""
+    al = alignments.lazy()
+    instance = ["doc_id", "list_path"]
+    n_gt = (al.filter(pl.col("gt_index").is_not_null()).group_by(instance)
+            .agg(pl.len().cast(pl.Int32).alias("_n_gt")))
+    moved = (
+        al.filter(pl.col("aio_index").is_not_null())
+        .join(n_gt, on=instance, how="left")
+        .with_columns(pl.coalesce(
+            pl.col("gt_index"),
+            pl.col("_n_gt").fill_null(0)
+            + (pl.col("aio_index").rank("ordinal")
+               .over([*instance, pl.col("gt_index").is_null()]) - 1).cast(pl.Int32),
+        ).alias("_final"))
+        .filter(pl.col("_final") != pl.col("aio_index"))
+        .select(*instance, "aio_index", "_final")
+        .collect()
+    )
+    return {(d, lp, a): f for d, lp, a, f in moved.iter_rows()}
+
+
+def _rewrite(path: str, doc_id: str, moved: dict[tuple[str, str, int], int]) -> str:
+    """``path`` with each list index replaced by its item's final index (``moved``), read
+    left to right so a nested list is looked up under its parent's final path."""
+    out, i, n = [], 0, len(path)
+    while i < n:
+        if path.startswith('["', i):  # a quoted key: copied as is
+            _, end = _decoder.raw_decode(path, i + 1)
+            out.append(path[i:end + 1])
+            i = end + 1
+        elif path[i] == "[":
+            end = path.index("]", i)
+            index = int(path[i + 1:end])
+            index = moved.get((doc_id, "".join(out), index), index)
+            out.append(f"[{index}]")
+            i = end + 1
+        else:
+            j = i + 1
+            while j < n and path[j] not in ".[":
+                j += 1
+            out.append(path[i:j])
+            i = j
+    return "".join(out)
+
+
+def aligned_paths(confidences: pl.DataFrame, alignments: pl.DataFrame | pl.LazyFrame
+                  ) -> pl.DataFrame:
+    """(doc_id, path, confidence) with the paths rewritten from the AIO document's own list
+    indices to the fields' (see the module docstring); rows without a moved item are kept
+    as they are."""
+    moved = _renumbered(alignments)
+    if not moved or not confidences.height:
+        return confidences
+    docs = {d for d, _, _ in moved}
+    touched = pl.col("doc_id").is_in(list(docs)) & pl.col("path").str.contains("[", literal=True)
+    rows = confidences.filter(touched)
+    rewritten = rows.with_columns(pl.Series(
+        "path", [_rewrite(p, d, moved) for d, p in rows.select("doc_id", "path").iter_rows()],
+        dtype=pl.String))
+    return pl.concat([confidences.filter(~touched), rewritten])
+
+
 def check_confidence_sources(config: Any, confidence: Any) -> None:
     """Confidences come one way: sibling keys (config ``confidence``) or a confidence
     document (``confidence=`` / ``--confidence``), not both."""
@@ -217,12 +289,15 @@ def _ece(preds: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     )
 
 
-def calibration(fields: pl.DataFrame | pl.LazyFrame, confidences: pl.DataFrame | None = None
-                ) -> pl.DataFrame:
+def calibration(fields: pl.DataFrame | pl.LazyFrame, confidences: pl.DataFrame | None = None,
+                alignments: pl.DataFrame | pl.LazyFrame | None = None) -> pl.DataFrame:
     """The calibration table (confidences as in :func:`predictions`): one row per attribute
     with confidences, then the overall row
     (attribute ``"*"``); columns ``attribute, n, accuracy, mean_confidence, auroc, brier, ece,
-    accuracy_at_10 ... accuracy_at_100``."""
+    accuracy_at_10 ... accuracy_at_100`` and the bins. A confidence document's list indices
+    are the AIO's own: pass the run's ``alignments`` to renumber them as the fields are."""
+    if confidences is not None and alignments is not None:
+        confidences = aligned_paths(confidences, alignments)
     preds = predictions(fields, confidences).cache()
     overall = preds.with_columns(pl.lit(OVERALL).alias("attribute"))
     parts = []

@@ -27,7 +27,7 @@ import polars as pl
 
 from .align import ALIGNMENT_SCHEMA, align, encode
 from .anls import document_anls
-from .calibration import split_confidences
+from .calibration import aligned_paths, split_confidences
 from .classify import bucket_expr, cell_expr, decode, pair_leaves
 from .config import Config
 from .counts import RunState, doc_attribute_counts, run_state
@@ -180,6 +180,11 @@ def score_batch(
     )
     documents = documents.select(*DOCUMENT_COLUMNS[:1], *meta_cols, *DOCUMENT_COLUMNS[1:])
     error_table = pl.DataFrame(errors.rows, schema=ERRORS)
+    alignments = aligned.alignments.join(docs.select("doc", "doc_id"), on="doc").select(
+        "doc_id", *[c for c in ALIGNMENT_SCHEMA if c != "doc"]
+    )
+    if confidences is not None:  # at the AIO's own list indices: renumber as the fields
+        confidences = aligned_paths(confidences, alignments)
     out = Batch(
         documents=documents,
         fields=pl.concat(
@@ -199,9 +204,7 @@ def score_batch(
             ],
             how="horizontal",
         ).pipe(_with_confidence, confidences).select(*FIELD_COLUMNS, *meta_cols),
-        alignments=aligned.alignments.join(docs.select("doc", "doc_id"), on="doc").select(
-            "doc_id", *[c for c in ALIGNMENT_SCHEMA if c != "doc"]
-        ),
+        alignments=alignments,
         counts=counts,
         errors=error_table,
         state=run_state(counts, documents, error_table, keys=meta_cols),

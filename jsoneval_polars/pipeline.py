@@ -190,7 +190,7 @@ def evaluate(
     calibrated = None
     if confidence is not None:
         calibrated = calibration(tables["fields"], confidence_table(
-            confidence, id_field=id_field or cfg.id_field))
+            confidence, id_field=id_field or cfg.id_field), tables["alignments"])
     elif cfg.confidence:  # sibling confidence keys, in the fields' confidence column
         calibrated = calibration(tables["fields"])
     if bootstrap is not None:

@@ -194,11 +194,13 @@ def score_files(
             attributes, summary = with_intervals(attributes, summary, parts["counts"],
                                                  parts["documents"], bootstrap, seed)
         if confidence is not None or cfg.confidence:
-            fields = pl.scan_parquet(sorted((writer.staging / "fields").rglob("*.parquet")),
-                                     hive_partitioning=False)
-            writer.write("calibration", calibration(fields, None if confidence is None else
-                                                    confidence_table(confidence, id_field=id_field)),
-                         partitioned=False)
+            fields, alignments = (
+                pl.scan_parquet(sorted((writer.staging / name).rglob("*.parquet")),
+                                hive_partitioning=False) for name in ("fields", "alignments"))
+            writer.write("calibration", calibration(
+                fields, None if confidence is None else
+                confidence_table(confidence, id_field=id_field), alignments),
+                partitioned=False)
         if partition_by:
             check_partition_column(partition_by, state.counts[partition_by],
                                    summary["n_documents"], attributes["attribute"])

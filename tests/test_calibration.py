@@ -244,3 +244,103 @@ def test_sibling_key_config_is_checked():
     with pytest.raises(ValueError, match="not both"):
         evaluate([{"doc_id": "a", "x": 1}], [{"doc_id": "a", "x": 1}], config=SUFFIX,
                  confidence=[{"doc_id": "a", "x": 0.5}])
+
+
+# --- list items: a confidence stays with the value it was emitted for -----------------------
+
+
+#: items align on their description, parts on their sku, whatever else is wrong in them
+LISTS = {"lists": {"items": {"match_fields": ["desc"]},
+                   "items[].parts": {"match_fields": ["sku"]}}}
+
+
+def _shuffled_lists(seed: int, n: int = 30):
+    """AIO line items in another order than the GT's (with nested parts, also shuffled), some
+    quantities wrong and some items invented; the confidence of each AIO value is 1.0 when it
+    is right and 0.0 when it is wrong, so a confidence joined to another value shows up as a
+    Brier score above 0. Returns gt, aio, the confidence documents and the expected (number
+    of predictions, number right)."""
+    rng = np.random.default_rng(seed)
+    gt, aio, conf = [], [], []
+    n_pred = n_right = 0
+    for d in range(n):
+        items = [{"desc": f"item {d}-{k} " + "xyz"[k % 3] * (k + 3), "qty": k + 1,
+                  "parts": [{"sku": f"sku-{d}-{k}-{t}" + "ab"[t % 2] * 6, "n": t}
+                            for t in range(k % 3 + 1)]} for k in range(4)]
+        a_items, c_items = [], []
+        for k in rng.permutation(len(items)):
+            item = items[k]
+            wrong = bool(rng.uniform() < 0.4)
+            a_parts, c_parts = [], []
+            for t in rng.permutation(len(item["parts"])):
+                part = item["parts"][t]
+                bad = bool(rng.uniform() < 0.3)
+                a_parts.append({"sku": part["sku"], "n": part["n"] + 50 if bad else part["n"]})
+                c_parts.append({"sku": 1.0, "n": 0.0 if bad else 1.0})
+                n_pred += 2
+                n_right += 2 - bad
+            a_items.append({"desc": item["desc"], "qty": item["qty"] + 100 if wrong
+                            else item["qty"], "parts": a_parts})
+            c_items.append({"desc": 1.0, "qty": 0.0 if wrong else 1.0, "parts": c_parts})
+            n_pred += 2
+            n_right += 2 - wrong
+        for k in range(int(rng.integers(0, 3))):  # invented: every value wrong
+            at = int(rng.integers(0, len(a_items) + 1))
+            a_items.insert(at, {"desc": f"invented {d}-{k} qqqqqqqqqqqq", "qty": 7,
+                                "parts": [{"sku": "nothing like it", "n": 1}]})
+            c_items.insert(at, {"desc": 0.0, "qty": 0.0, "parts": [{"sku": 0.0, "n": 0.0}]})
+            n_pred += 4
+        gt.append({"doc_id": f"d{d:02d}", "items": items})
+        aio.append({"doc_id": f"d{d:02d}", "items": a_items})
+        conf.append({"doc_id": f"d{d:02d}", "items": c_items})
+    return gt, aio, conf, n_pred, n_right
+
+
+def _nested_siblings(value, conf):
+    """``value`` with each leaf's confidence from ``conf`` (same shape) as a sibling key, in
+    nested objects and list items too."""
+    if isinstance(value, dict):
+        out = {}
+        for key, v in value.items():
+            c = conf.get(key)
+            out[key] = _nested_siblings(v, c) if isinstance(v, dict | list) else v
+            if isinstance(c, float):
+                out[f"{key}_confidence"] = c
+        return out
+    if isinstance(value, list):
+        return [_nested_siblings(v, c) for v, c in zip(value, conf, strict=True)]
+    return value
+
+
+def _check_perfectly_attributed(table: pl.DataFrame, n_pred: int, n_right: int) -> None:
+    overall = table.filter(pl.col("attribute") == "*").row(0, named=True)
+    assert (overall["n"], overall["accuracy"]) == (n_pred, pytest.approx(n_right / n_pred))
+    assert overall["brier"] == pytest.approx(0.0, abs=1e-12)
+    assert overall["auroc"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_list_item_confidences_follow_the_alignment(seed, tmp_path):
+    gt, aio, conf, n_pred, n_right = _shuffled_lists(seed)
+    # the items really moved and some were invented: otherwise this test proves nothing
+    r = evaluate(gt, aio, confidence=conf, config=LISTS)
+    moved = r.alignments.filter(pl.col("gt_index") != pl.col("aio_index")).height
+    invented = r.alignments.filter(pl.col("gt_index").is_null()).height
+    assert moved > 10 and invented > 3
+    _check_perfectly_attributed(r.calibration, n_pred, n_right)
+    siblings = [_nested_siblings(a, c) for a, c in zip(aio, conf, strict=True)]
+    assert siblings[0]["items"][0]["parts"][0]["sku_confidence"] == 1.0
+    _check_perfectly_attributed(evaluate(gt, siblings, config={**SUFFIX, **LISTS}).calibration,
+                                n_pred, n_right)
+    # the files driver and the command line, both ways
+    for name, rows in (("gt", gt), ("aio", aio), ("conf", conf), ("sib", siblings)):
+        (tmp_path / f"{name}.ndjson").write_text("".join(json.dumps(x) + "\n" for x in rows))
+    (tmp_path / "lists.json").write_text(json.dumps(LISTS))
+    (tmp_path / "sib.json").write_text(json.dumps({**SUFFIX, **LISTS}))
+    for extra, aio_file, out in ((["--confidence", str(tmp_path / "conf.ndjson"), "--config",
+                                   str(tmp_path / "lists.json")], "aio", "o1"),
+                                 (["--config", str(tmp_path / "sib.json")], "sib", "o2")):
+        assert main(["score", "--gt", str(tmp_path / "gt.ndjson"), "--aio",
+                     str(tmp_path / f"{aio_file}.ndjson"), *extra, "--out",
+                     str(tmp_path / out), "--quiet"]) == 0
+        _check_perfectly_attributed(read_results(tmp_path / out).calibration, n_pred, n_right)

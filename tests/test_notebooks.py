@@ -24,11 +24,20 @@ def _run(path: Path, cwd: Path):
 
 
 def _outputs(nb) -> list[str]:
+    """Each output's text; a cell's consecutive prints to one stream are one text (the kernel
+    sends a slow loop's prints in as many messages as it happens to flush)."""
     texts = []
     for cell in nb.cells:
+        previous = None
         for out in cell.get("outputs", []):
+            stream = out.get("name") if out.get("output_type") == "stream" else None
             data = out.get("data", {})
-            texts.append(data.get("image/svg+xml") or data.get("text/plain") or out.get("text", ""))
+            text = data.get("image/svg+xml") or data.get("text/plain") or out.get("text", "")
+            if stream is not None and stream == previous:
+                texts[-1] += text
+            else:
+                texts.append(text)
+            previous = stream
     return texts
 
 

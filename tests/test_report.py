@@ -529,3 +529,28 @@ def test_chromium_renders_drilldown_slices_and_calibration(tmp_path):
     # the reliability dots (#4c78a8 at 75 % over white) and the coverage line (#54a24b)
     assert sum(n for px, n in pixels.items()
                if all(abs(p - w) <= 10 for p, w in zip(px, _rgb("#54a24b")))) > 100
+
+
+def test_drilldown_of_a_run_in_many_parts_equals_one_sort(tmp_path):
+    """A stored run is read part by part (one Parquet file per scored batch); the examples
+    are those of one sort over every wrong field, as from the run in memory."""
+    import json
+
+    from jsoneval_polars.stream import score_files
+
+    gt = [{"doc_id": f"d{i:03d}", "name": f"name {i}", "city": "Bern", "n": i} for i in range(60)]
+    # the later the document, the further its name from the GT's: the lowest similarities
+    # are in the last parts
+    aio = [{**g, "name": g["name"] + "#" * i if i % 2 == 0 else g["name"],
+            "city": "Basel" if i % 7 == 0 else "Bern"} for i, g in enumerate(gt)]
+    for side, rows in (("gt", gt), ("aio", aio)):
+        (tmp_path / f"{side}.ndjson").write_text("".join(json.dumps(x) + "\n" for x in rows))
+    fuzzy = {"field_strategies": {"name": "FUZZY"}}
+    score_files(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson", out=tmp_path / "run",
+                config=fuzzy, batch_size=7, workers=1)
+    assert len(list((tmp_path / "run" / "fields").rglob("*.parquet"))) >= 8
+    in_memory = _details(render_report(evaluate(gt, aio, config=fuzzy)))
+    assert _details(render_report(tmp_path / "run")) == in_memory
+    assert sum(len(rows) for _, rows in in_memory) == 10  # two attributes, 5 examples each
+    assert [row[0] for row in dict(in_memory)["name"]] == ["d058", "d056", "d054", "d052",
+                                                           "d050"]

@@ -45,6 +45,7 @@ CELL_COLORS = {
     "TP": "#54a24b", "TN": "#9ecae9", "FP": "#f58518", "FN": "#e45756", "FP+FN": "#b279a2",
 }
 _CELL_ORDER = ("TP", "TN", "FP", "FN", "FP+FN")
+_WRONG_CELLS = ("FN", "FP", "FP+FN")  # the drill-down's tally order
 _FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif"
 
 
@@ -654,19 +655,20 @@ def _field_parts(r) -> list[pl.LazyFrame]:
     return [r.lazy("fields")]
 
 
-def _drilldown_section(r, order: Sequence[str]) -> list[str]:
-    """Per attribute with wrong fields: how many of each cell, and a few wrong values, the
-    lowest similarity first (an absent value first of all), so the page stays small however
-    many documents the run has."""
-    wrong = r.lazy("fields").filter(~pl.col("cell").is_in(["TP", "TN"]))
-    cells = (wrong.group_by("attribute", "cell").agg(pl.len().alias("n"))
-             .sort("attribute", "cell").collect())
-    if not cells.height:
+def _drilldown_section(r, order: Sequence[str], cells: pl.DataFrame) -> list[str]:
+    """Per attribute with wrong fields: how many of each cell (``cells``, the confusion
+    chart's :func:`cell_counts`), and a few wrong values, the lowest similarity first (an
+    absent value first of all), so the page stays small however many documents the run has."""
+    tallies = {}
+    for row in cells.iter_rows(named=True):  # one row per attribute
+        tally = [(c, row[c]) for c in _WRONG_CELLS if row[c]]
+        if tally:
+            tallies[row["attribute"]] = tally
+    if not tallies:
         return ["<h2>Wrong values by attribute</h2>",
                 '<p class="muted" id="drilldown">Every field of every document is right.</p>']
     rank = {a: i for i, a in enumerate(order)}
-    attributes = sorted(cells["attribute"].unique().to_list(),
-                        key=lambda a: (rank.get(a, len(rank)), a))
+    attributes = sorted(tallies, key=lambda a: (rank.get(a, len(rank)), a))
     shown = attributes[:MAX_DRILLDOWN_ATTRIBUTES]
     order_by = ["attribute", "similarity", "doc_id", "path"]
 
@@ -683,12 +685,10 @@ def _drilldown_section(r, order: Sequence[str]) -> list[str]:
     examples = lowest(pl.concat([lowest(part).collect() for part in _field_parts(r)]).lazy()
                       ).collect()
     by_attribute = {k[0]: g for k, g in examples.group_by("attribute")}
-    per_cell = {k[0]: g for k, g in cells.group_by("attribute")}
     out = []
     for k, name in enumerate(shown):
-        counts = per_cell[name]
-        total = int(counts["n"].sum())
-        tally = ", ".join(f"{c} {n:,}" for c, n in counts.select("cell", "n").iter_rows())
+        total = sum(n for _, n in tallies[name])
+        tally = ", ".join(f"{c} {n:,}" for c, n in tallies[name])
         table = _table(
             by_attribute[name].drop("attribute"), numeric=("similarity",),
             formats={"gt_value": _value, "aio_value": _value, "cell": _cell_badge,
@@ -840,6 +840,7 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
     r = as_tables(source)
     s = r.summary
     by = _slice_columns(r, by)
+    cells = cell_counts(r.lazy("fields"))  # the confusion chart and the drill-down's tallies
     attrs = r.lazy("attributes").collect()
     # keys only the AIO has (F1 0 each) would fill the top of a worst-first chart: they are
     # listed in the attribute table and counted in the note instead
@@ -883,11 +884,11 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         "attribute's fields. FP+FN is a wrong value (counted as one FP and one FN in the "
         "attribute table).</p>",
         f'<div class="panel" id="confusion-chart">'
-        f'{confusion_chart_svg(cell_counts(r.lazy("fields")), order=order)}</div>',
+        f'{confusion_chart_svg(cells, order=order)}</div>',
         "<h2>Attributes</h2>",
         f'<div class="panel">{_filter_box("attribute-table")}{attr_table}</div>',
         *_slices_section(r, by),
-        *_drilldown_section(r, order),
+        *_drilldown_section(r, order, cells),
         *_documents_section(r),
         f"<h2>Worst {min(worst, len(rqs))} documents</h2>",
         '<p class="note">Lowest RQS first, with every field that is not TP or TN.</p>',

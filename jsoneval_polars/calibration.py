@@ -35,7 +35,7 @@ from typing import Any
 
 import polars as pl
 
-from .flatten import _decoder, _segments
+from .flatten import _segments
 
 __all__ = ["COVERAGES", "N_BINS", "aligned_paths", "calibration", "confidence_table",
            "split_confidences"]
@@ -148,15 +148,15 @@ def confidence_table(
     return rows.filter(pl.col("confidence").is_not_null())
 
 
-def _renumbered(alignments: pl.DataFrame | pl.LazyFrame) -> dict[tuple[str, str, int], int]:
-    """(doc_id, list path, AIO index) -> the item's index in the fields' paths, for the AIO
-    items alignment moved: the GT index when matched, else the GT list's length plus the
-    item's rank among the unmatched ones (SPEC §5)."""
+def _renumbered(alignments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """(doc_id, list_path, aio_index, final) for the AIO items alignment moved: ``final``,
+    the item's index in the fields' paths, is the GT index when matched, else the GT list's
+    length plus the item's rank among the unmatched ones (SPEC §5)."""
     al = alignments.lazy()
     instance = ["doc_id", "list_path"]
     n_gt = (al.filter(pl.col("gt_index").is_not_null()).group_by(instance)
             .agg(pl.len().cast(pl.Int32).alias("_n_gt")))
-    moved = (
+    return (
         al.filter(pl.col("aio_index").is_not_null())
         .join(n_gt, on=instance, how="left")
         .with_columns(pl.coalesce(
@@ -164,53 +164,52 @@ def _renumbered(alignments: pl.DataFrame | pl.LazyFrame) -> dict[tuple[str, str,
             pl.col("_n_gt").fill_null(0)
             + (pl.col("aio_index").rank("ordinal")
                .over([*instance, pl.col("gt_index").is_null()]) - 1).cast(pl.Int32),
-        ).alias("_final"))
-        .filter(pl.col("_final") != pl.col("aio_index"))
-        .select(*instance, "aio_index", "_final")
+        ).alias("final"))
+        .filter(pl.col("final") != pl.col("aio_index"))
+        .select(*instance, pl.col("aio_index").cast(pl.Int32), pl.col("final").cast(pl.Int32))
         .collect()
     )
-    return {(d, lp, a): f for d, lp, a, f in moved.iter_rows()}
 
 
-def _rewrite(path: str, doc_id: str, moved: dict[tuple[str, str, int], int]) -> str:
-    """``path`` with each list index replaced by its item's final index (``moved``), read
-    left to right so a nested list is looked up under its parent's final path."""
-    out, i, n = [], 0, len(path)
-    while i < n:
-        if path.startswith('["', i):  # a quoted key: copied as is
-            _, end = _decoder.raw_decode(path, i + 1)
-            out.append(path[i:end + 1])
-            i = end + 1
-        elif path[i] == "[":
-            end = path.index("]", i)
-            index = int(path[i + 1:end])
-            index = moved.get((doc_id, "".join(out), index), index)
-            out.append(f"[{index}]")
-            i = end + 1
-        else:
-            j = i + 1
-            while j < n and path[j] not in ".[":
-                j += 1
-            out.append(path[i:j])
-            i = j
-    return "".join(out)
+#: The start of a path up to its first list index: keys (plain, which hold no bracket, or
+#: quoted as ["..."] with JSON escapes), then [digits].
+_TO_FIRST_INDEX = r'^((?:\["(?:[^"\\]|\\.)*"\]|[^\[])*)\[(\d+)\]'
 
 
 def aligned_paths(confidences: pl.DataFrame, alignments: pl.DataFrame | pl.LazyFrame
                   ) -> pl.DataFrame:
     """(doc_id, path, confidence) with the paths rewritten from the AIO document's own list
-    indices to the fields' (see the module docstring); rows without a moved item are kept
-    as they are."""
+    indices to the fields' (see the module docstring). One list depth per round, outer first,
+    so a nested list is looked up under its parent's final path; rows of documents where no
+    item moved are kept as they are."""
     moved = _renumbered(alignments)
-    if not moved or not confidences.height:
+    if not moved.height or not confidences.height:
         return confidences
-    docs = {d for d, _, _ in moved}
-    touched = pl.col("doc_id").is_in(list(docs)) & pl.col("path").str.contains("[", literal=True)
-    rows = confidences.filter(touched)
-    rewritten = rows.with_columns(pl.Series(
-        "path", [_rewrite(p, d, moved) for d, p in rows.select("doc_id", "path").iter_rows()],
-        dtype=pl.String))
-    return pl.concat([confidences.filter(~touched), rewritten])
+    touched = (pl.col("doc_id").is_in(moved["doc_id"].unique().implode())
+               & pl.col("path").str.contains("[", literal=True))
+    # _done: the path rewritten so far; _rest: what is left to read
+    rows = confidences.filter(touched).with_columns(
+        pl.lit("").alias("_done"), pl.col("path").alias("_rest"))
+    finished = [confidences.filter(~touched)]
+    while rows.height:
+        has_index = pl.col("_rest").str.contains(_TO_FIRST_INDEX)
+        finished.append(rows.filter(~has_index).select(
+            "doc_id", (pl.col("_done") + pl.col("_rest")).alias("path"), "confidence"))
+        rows = (
+            rows.filter(has_index)
+            .with_columns(
+                (pl.col("_done") + pl.col("_rest").str.extract(_TO_FIRST_INDEX, 1))
+                .alias("list_path"),
+                pl.col("_rest").str.extract(_TO_FIRST_INDEX, 2).cast(pl.Int32).alias("aio_index"),
+                pl.col("_rest").str.replace(_TO_FIRST_INDEX, ""),
+            )
+            .join(moved, on=["doc_id", "list_path", "aio_index"], how="left",
+                  maintain_order="left")
+            .select("doc_id", "path", "confidence", "_rest", (
+                pl.col("list_path") + "[" + pl.coalesce("final", "aio_index").cast(pl.String)
+                + "]").alias("_done"))
+        )
+    return pl.concat(finished).select(confidences.columns)
 
 
 def check_confidence_sources(config: Any, confidence: Any) -> None:

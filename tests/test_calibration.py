@@ -344,3 +344,30 @@ def test_list_item_confidences_follow_the_alignment(seed, tmp_path):
                      str(tmp_path / f"{aio_file}.ndjson"), *extra, "--out",
                      str(tmp_path / out), "--quiet"]) == 0
         _check_perfectly_attributed(read_results(tmp_path / out).calibration, n_pred, n_right)
+
+
+def test_aligned_paths_hand_case_with_quoted_keys():
+    """List indices are rewritten outer list first, through quoted keys that hold brackets or
+    escaped quotes; other documents and paths without a moved item are kept."""
+    from jsoneval_polars.calibration import aligned_paths
+
+    # items: AIO 2 -> GT 0, AIO 0 -> GT 1, AIO 1 unmatched -> 2 (after the 2 GT items);
+    # the nested list of GT item 0 swaps its two items; x["q\"[2]"]: AIO 1 -> GT 0
+    alignments = pl.DataFrame(
+        {"doc_id": ["a"] * 6,
+         "list_path": ["items", "items", "items", 'items[0]["p[1]"]', 'items[0]["p[1]"]',
+                       'x["q\\"[2]"]'],
+         "gt_index": [0, 1, None, 0, 1, 0], "aio_index": [2, 0, 1, 1, 0, 1]},
+        schema_overrides={"gt_index": pl.Int32, "aio_index": pl.Int32})
+    given = {("a", "items[2].q"): "items[0].q",
+             ("a", 'items[2]["p[1]"][0].k'): 'items[0]["p[1]"][1].k',
+             ("a", "items[1].z"): "items[2].z",
+             ("a", "items[0]"): "items[1]",
+             ("a", 'x["q\\"[2]"][1]'): 'x["q\\"[2]"][0]',
+             ("a", "top"): "top",
+             ("b", "items[2].q"): "items[2].q"}
+    confidences = pl.DataFrame({"doc_id": [d for d, _ in given], "path": [p for _, p in given],
+                                "confidence": [0.1 * k for k in range(len(given))]})
+    out = aligned_paths(confidences, alignments)
+    expected = {(d, want): 0.1 * k for k, ((d, _), want) in enumerate(given.items())}
+    assert {(d, p): c for d, p, c in out.iter_rows()} == pytest.approx(expected)

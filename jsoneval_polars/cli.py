@@ -24,6 +24,7 @@ from types import SimpleNamespace
 import click
 import polars as pl
 
+from .calibration import check_confidence_sources
 from .config import ConfigError, load_config, parse_config
 from .gate import gate_failures, parse_gate
 from .ingest import InputError, InputFileError
@@ -187,9 +188,10 @@ def _score(args: SimpleNamespace) -> int:
         config = load_config(args.config) if args.config else parse_config(None)
     if args.anls:
         config = dataclasses.replace(config, anls=True)
-    if args.confidence and config.confidence:
-        raise UsageError(f"--confidence {args.confidence}: the config reads confidences from "
-                         f"sibling keys ({config.confidence!r}); give one or the other")
+    try:
+        check_confidence_sources(config, args.confidence)
+    except ValueError as exc:
+        raise UsageError(f"--confidence {args.confidence}: {exc}") from None
     safety = None
     if args.safety:
         table = _read_table(args.safety)

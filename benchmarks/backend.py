@@ -18,6 +18,7 @@ import cProfile
 import dataclasses
 import importlib
 import io
+import os
 import itertools
 import pstats
 import shutil
@@ -43,8 +44,10 @@ def _records(path: Path, n: int) -> list[dict]:
 
 def _package(ref: str | None, name: str):
     """The pipeline module of a copy of the package: the working tree's (``ref`` None) or the
-    one committed at ``ref``. Copies keep a run apart from edits made meanwhile, and leave out
-    compiled extensions (the Python walker flattens: only the back end is timed here)."""
+    one committed at ``ref``. Copies keep a run apart from edits made meanwhile; they get this
+    tree's native kernel, but the Python walker flattens (JSONEVAL_PURE_PYTHON: only the back
+    end is timed here)."""
+    os.environ["JSONEVAL_PURE_PYTHON"] = "1"
     tmp = Path(tempfile.mkdtemp(prefix="backend-"))
     if ref is None:
         shutil.copytree(ROOT / "jsoneval_polars", tmp / "jsoneval_polars",
@@ -55,9 +58,8 @@ def _package(ref: str | None, name: str):
             check=True, capture_output=True,
         ).stdout
         subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
-    (tmp / "jsoneval_polars" / "_flatten.py").write_text(
-        'raise ImportError("benchmark copy: no compiled kernel")\n'
-    )
+    for native in (ROOT / "jsoneval_polars").glob("_native*.so"):
+        shutil.copy(native, tmp / "jsoneval_polars" / native.name)
     (tmp / "jsoneval_polars").rename(tmp / name)
     sys.path.insert(0, str(tmp))
     return importlib.import_module(f"{name}.pipeline")

@@ -28,10 +28,14 @@ Indices are the side's own positions; alignment (align.py) turns AIO indices int
 unused item id (ids drawn by a document that was left out stay used).
 
 Two kernels produce these tables, row for row: the Python walker (:func:`flatten_python`, the
-reference) and a C extension, ``_flatten.c`` (:func:`flatten_c`), which walks the same objects
-and returns the columns in Polars' memory layout, 10-20x faster on invoice-like documents
-(benchmarks/flatten_kernels.py). :func:`flatten` runs the one named by :data:`KERNEL`: the C
-kernel when it is built, unless ``JSONEVAL_PURE_PYTHON=1``.
+reference) and the native kernel (Rust, ``src/``, module ``jsoneval_polars._native``), which
+takes the documents either as Python objects (:func:`flatten_native`) or as JSON text
+(:func:`flatten_texts`, no Python objects at all) and returns Arrow tables through the PyCapsule
+interface. The native kernel vouches only for what it handles exactly; for anything else (a
+value with no JSON meaning, a repeated key, text serde_json refuses...) it declines and the
+Python walker flattens the batch, so messages and warnings have one definition.
+:func:`flatten` runs the kernel named by :data:`KERNEL`: the native one, unless
+``JSONEVAL_PURE_PYTHON=1``.
 """
 
 from __future__ import annotations
@@ -46,14 +50,11 @@ import polars as pl
 
 from .values import canonical_container, canonical_float
 
-try:
-    from . import _flatten as _native
-except ImportError:  # not built (installed without a C compiler): the Python walker runs
-    _native = None
+from . import _native
 
-#: The kernel :func:`flatten` runs: "c" when the extension is built, unless the environment sets
-#: JSONEVAL_PURE_PYTHON=1; otherwise "python". Both give identical tables.
-KERNEL = "c" if _native is not None and os.environ.get("JSONEVAL_PURE_PYTHON") != "1" else "python"
+#: The kernel :func:`flatten` runs: "native" unless the environment sets JSONEVAL_PURE_PYTHON=1
+#: ("python"). Both give identical tables.
+KERNEL = "python" if os.environ.get("JSONEVAL_PURE_PYTHON") == "1" else "native"
 
 LEAF_SCHEMA = {
     "doc": pl.UInt32,
@@ -176,9 +177,9 @@ def flatten(
     Item members holding a container are also kept, as canonical JSON in ``members``, for
     list alignment (DECISIONS.md 9). Runs the kernel named by :data:`KERNEL`.
     """
-    if KERNEL == "c":
-        return flatten_c(docs, empty_containers_are_null=empty_containers_are_null,
-                         item_base=item_base)
+    if KERNEL == "native":
+        return flatten_native(docs, empty_containers_are_null=empty_containers_are_null,
+                              item_base=item_base)
     return flatten_python(docs, empty_containers_are_null=empty_containers_are_null,
                           item_base=item_base)
 
@@ -189,7 +190,7 @@ def flatten_python(
     empty_containers_are_null: bool = False,
     item_base: int = 0,
 ) -> Flattened:
-    """:func:`flatten` by the Python walker, the reference the C kernel is tested against.
+    """:func:`flatten` by the Python walker, the reference the native kernel is tested against.
 
     Written for speed as Python goes: one tuple per leaf, scalars handled inline without a call,
     null flags derived afterwards.
@@ -325,82 +326,46 @@ def _array_text(value: list | tuple, where: str) -> str:
     return text
 
 
-#: Bytes per data buffer of the C kernel's string columns: Arrow string views address a buffer
-#: with 32-bit offsets. Tests make it small to cut strings across several buffers, and turn on
-#: Arrow's full validation of every view.
-_SEGMENT = 2**31
-_VALIDATE = False
+#: Bytes per data buffer of the native kernel's string columns: Arrow string views address a
+#: buffer with 32-bit offsets. Tests make it small to cut strings across several buffers.
+_SEGMENT = 2**31 - 1
 
 
-def flatten_c(
+def flatten_native(
     docs: Sequence[dict | None],
     *,
     empty_containers_are_null: bool = False,
     item_base: int = 0,
 ) -> Flattened:
-    """:func:`flatten` by the C kernel (``_flatten.c``); same tables as :func:`flatten_python`.
-
-    The kernel returns column memory in the layout Polars keeps (numbers, and Arrow string
-    views for the strings), which becomes the frames without a copy.
-    """
-    if _native is None:
-        raise RuntimeError("the C flattening kernel is not built (jsoneval_polars._flatten)")
-    out = _native.flatten(
-        docs, item_base, empty_containers_are_null, _segments, _segment_cache,
-        _container_text, _array_text, _check_encodable, UnrepresentableValue, _SEGMENT,
+    """:func:`flatten` by the native kernel; same tables as :func:`flatten_python`, which runs
+    instead when the kernel declines the batch."""
+    tables, next_item, _ = _native.flatten_objects(
+        docs if isinstance(docs, list) else list(docs), item_base, empty_containers_are_null,
+        _SEGMENT,
     )
-    if out is None:  # a document that is not a plain dict: the reference walker says what it is
+    if tables is None:
         return flatten_python(docs, empty_containers_are_null=empty_containers_are_null,
                               item_base=item_base)
-    import pyarrow as pa  # only here: importing it costs more than the package import budget
+    return _flattened(tables, next_item)
 
-    def data(name: str) -> list:
-        buffer = pa.py_buffer(out[name])
-        return [buffer[i : i + _SEGMENT] for i in range(0, buffer.size, _SEGMENT)]
 
-    paths, texts = data("path_data"), data("text_data")
-
-    def strings(name: str, n: int, buffers: list, nullable: str | None = None) -> pl.Series:
-        validity = out[f"{nullable}_valid"] if nullable else None  # None: no nulls
-        nulls = out[f"{nullable}_nulls"] if validity is not None else 0
-        array = pa.Array.from_buffers(
-            pa.string_view(), n,
-            [None if validity is None else pa.py_buffer(validity), pa.py_buffer(out[name]),
-             *buffers],
-            nulls,
-        )
-        if _VALIDATE:
-            array.validate(full=True)
-        return pl.from_arrow(array).alias(name)
-
-    def numbers(name: str, dtype: type, alias: str | None = None) -> pl.Series:
-        return pl.Series(alias or name, np.frombuffer(out[name], dtype=dtype))
-
-    n = out["rows"]
-    leaves = pl.DataFrame([
-        numbers("doc", np.uint32),
-        numbers("item", np.int64),
-        strings("suffix", n, paths),
-        strings("attribute", n, paths),
-        strings("key", n, paths),
-        strings("member", n, paths, "member"),
-        strings("kind", n, []),
-        strings("text", n, texts, "text"),
-        numbers("is_null", np.bool_),
-        numbers("empty_array", np.bool_),
-    ])
-    items = pl.DataFrame([
-        numbers("item_item", np.int64, "item"),
-        numbers("item_doc", np.uint32, "doc"),
-        numbers("item_parent", np.int64, "parent"),
-        numbers("item_depth", np.int32, "depth"),
-        strings("list_attribute", out["items"], paths),
-        strings("list_suffix", out["items"], paths),
-        numbers("item_index", np.int32, "index"),
-    ])
-    extra = out["members"]
-    members = pl.DataFrame(
-        dict(zip(MEMBER_SCHEMA, zip(*extra, strict=True), strict=True)) if extra else None,
-        schema=MEMBER_SCHEMA,
+def flatten_texts(
+    texts: Sequence[bytes | None],
+    *,
+    skip: str | None = None,
+    empty_containers_are_null: bool = False,
+    item_base: int = 0,
+) -> Flattened | None:
+    """The tables of documents given as JSON text (None: no document), the root member ``skip``
+    (the id field) left out, without building Python objects; None when the kernel declines
+    (text it does not vouch for: the caller parses the batch and runs :func:`flatten`)."""
+    tables, next_item, _ = _native.flatten_json(
+        texts if isinstance(texts, list) else list(texts), skip, item_base,
+        empty_containers_are_null, _SEGMENT,
     )
-    return Flattened(leaves, items, out["errors"], out["next_item"], members)
+    return None if tables is None else _flattened(tables, next_item)
+
+
+def _flattened(tables: tuple, next_item: int) -> Flattened:
+    leaves, items, members = (pl.DataFrame(t) for t in tables)
+    return Flattened(leaves, items, [], next_item, members)

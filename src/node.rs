@@ -1,0 +1,274 @@
+//! A parsed JSON document as the flattener needs it: object members in document order, integers
+//! as their exact decimal text, strings borrowed from the input where they hold no escapes.
+//!
+//! JSON text is parsed by serde_json (`arbitrary_precision`: numbers arrive as their text). The
+//! Python entry point (`python.rs`) builds the same tree from Python objects.
+//!
+//! The kernel handles the common case exactly and hands everything else back to the Python
+//! path, which has the exact messages and warnings (SPEC §9): a text with a repeated key (a
+//! warning row), a number that overflows a double (a warning row), or one serde_json refuses
+//! (NaN, lone surrogates, invalid UTF-8, nesting beyond its limit) is [`ParseError`].
+
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node<'a> {
+    Null,
+    Bool(bool),
+    /// canonical decimal text of an integer of any size (`-0` is written `0`)
+    Int(Cow<'a, str>),
+    Float(f64),
+    Str(Cow<'a, str>),
+    Array(Vec<Node<'a>>),
+    /// members in document order
+    Object(Vec<(Cow<'a, str>, Node<'a>)>),
+}
+
+/// Why a text is handed back to the Python path.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParseError {
+    /// not JSON as serde_json reads it (or nested deeper than its limit)
+    Invalid(String),
+    /// an object names a key twice: the Python path warns and keeps the last value
+    RepeatedKey,
+    /// a number beyond a double's range: the Python path warns
+    Inexact,
+}
+
+/// Parses one JSON document (any root value).
+pub fn parse(text: &[u8]) -> Result<Node<'_>, ParseError> {
+    let flags = Flags::default();
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let seed = NodeSeed { flags: &flags };
+    let node = seed
+        .deserialize(&mut de)
+        .map_err(|e| ParseError::Invalid(e.to_string()))?;
+    de.end().map_err(|e| ParseError::Invalid(e.to_string()))?;
+    if flags.repeated.get() {
+        Err(ParseError::RepeatedKey)
+    } else if flags.inexact.get() {
+        Err(ParseError::Inexact)
+    } else {
+        Ok(node)
+    }
+}
+
+#[derive(Default)]
+struct Flags {
+    repeated: Cell<bool>,
+    inexact: Cell<bool>,
+}
+
+// serde_json with `arbitrary_precision` hands a number to a visitor as a one-member map under
+// this key (serde_json's own `Value` reads it the same way)
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// The node for a number's text: an integer unless it has a fraction or an exponent (the
+/// grammar Python's json and orjson apply); None for a double out of range.
+pub fn number(text: Cow<'_, str>) -> Option<Node<'_>> {
+    if text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+        let value: f64 = text.parse().ok()?;
+        value.is_finite().then_some(Node::Float(value))
+    } else if text == "-0" {
+        Some(Node::Int(Cow::Borrowed("0")))
+    } else {
+        Some(Node::Int(text))
+    }
+}
+
+struct NodeSeed<'f> {
+    flags: &'f Flags,
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
+    type Value = Node<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Node<'de>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+/// A key or string: borrowed from the input when it holds no escape.
+pub(crate) struct CowStr<'de>(pub(crate) Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for CowStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CowStr<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(V)
+    }
+}
+
+impl<'de> Visitor<'de> for NodeSeed<'_> {
+    type Value = Node<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Node<'de>, E> {
+        Ok(Node::Null)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Node<'de>, E> {
+        Ok(Node::Bool(v))
+    }
+    // with arbitrary_precision numbers come as maps (below); these are never called by it
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Node<'de>, E> {
+        Ok(Node::Int(Cow::Owned(v.to_string())))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Node<'de>, E> {
+        Ok(Node::Int(Cow::Owned(v.to_string())))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Node<'de>, E> {
+        Ok(Node::Float(v))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(v) = seq.next_element_seed(NodeSeed { flags: self.flags })? {
+            out.push(v);
+        }
+        Ok(Node::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
+        let Some(CowStr(first)) = map.next_key::<CowStr<'de>>()? else {
+            return Ok(Node::Object(Vec::new()));
+        };
+        if first == NUMBER_TOKEN {
+            let CowStr(text) = map.next_value::<CowStr<'de>>()?;
+            return Ok(number(text).unwrap_or_else(|| {
+                self.flags.inexact.set(true);
+                Node::Null
+            }));
+        }
+        let mut members = Vec::with_capacity(8);
+        members.push((first, map.next_value_seed(NodeSeed { flags: self.flags })?));
+        while let Some(CowStr(key)) = map.next_key::<CowStr<'de>>()? {
+            let value = map.next_value_seed(NodeSeed { flags: self.flags })?;
+            members.push((key, value));
+        }
+        if has_repeat(&members) {
+            self.flags.repeated.set(true);
+        }
+        Ok(Node::Object(members))
+    }
+}
+
+/// Whether two members share a key: pairwise for small objects, sorted keys beyond.
+fn has_repeat(members: &[(Cow<'_, str>, Node<'_>)]) -> bool {
+    if members.len() <= 16 {
+        return members
+            .iter()
+            .enumerate()
+            .any(|(i, (k, _))| members[..i].iter().any(|(o, _)| o == k));
+    }
+    let mut keys: Vec<&str> = members.iter().map(|(k, _)| k.as_ref()).collect();
+    keys.sort_unstable();
+    keys.windows(2).any(|w| w[0] == w[1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj<'a>(members: Vec<(&'a str, Node<'a>)>) -> Node<'a> {
+        Node::Object(
+            members
+                .into_iter()
+                .map(|(k, v)| (Cow::Borrowed(k), v))
+                .collect(),
+        )
+    }
+
+    fn int(s: &str) -> Node<'_> {
+        Node::Int(Cow::Borrowed(s))
+    }
+
+    #[test]
+    fn numbers_keep_their_kind_and_exact_integers() {
+        let big = "123456789012345678901234567890";
+        let text = format!(r#"{{"a": {big}, "b": -0, "c": 1.50, "d": 1E2, "e": -0.0}}"#);
+        let node = parse(text.as_bytes()).unwrap();
+        assert_eq!(
+            node,
+            obj(vec![
+                ("a", int(big)),
+                ("b", int("0")),
+                ("c", Node::Float(1.5)),
+                ("d", Node::Float(100.0)),
+                ("e", Node::Float(-0.0)),
+            ])
+        );
+    }
+
+    #[test]
+    fn overflowing_numbers_and_repeated_keys_go_back_to_python() {
+        assert_eq!(parse(br#"{"f": 1e400}"#), Err(ParseError::Inexact));
+        assert_eq!(parse(br#"{"f": [-1e309]}"#), Err(ParseError::Inexact));
+        assert_eq!(
+            parse(br#"{"a": 1, "b": 2, "a": 3}"#),
+            Err(ParseError::RepeatedKey)
+        );
+        assert_eq!(
+            parse(br#"{"x": {"a": 1, "a": 1}}"#),
+            Err(ParseError::RepeatedKey)
+        );
+        let mut text = String::from("{");
+        for i in 0..40 {
+            text.push_str(&format!("\"k{i}\": {i},"));
+        }
+        assert!(parse(format!("{text}\"k39\": 0}}").as_bytes()).is_err());
+        assert!(parse(format!("{text}\"k40\": 0}}").as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn strings_are_borrowed_without_escapes() {
+        let node = parse(br#"["plain", "esc\n"]"#).unwrap();
+        let Node::Array(v) = node else { panic!() };
+        assert!(matches!(&v[0], Node::Str(Cow::Borrowed("plain"))));
+        assert!(matches!(&v[1], Node::Str(Cow::Owned(s)) if s == "esc\n"));
+    }
+
+    #[test]
+    fn invalid_text() {
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        for bad in [
+            &b"{"[..],
+            b"NaN",
+            b"[1,]",
+            b"{\"a\" 1}",
+            b"\"\\ud800\"",
+            b"\xff",
+            b"{} x",
+            b"\"a\tb\"",
+            deep.as_bytes(),
+        ] {
+            assert!(matches!(parse(bad), Err(ParseError::Invalid(_))), "{bad:?}");
+        }
+    }
+}

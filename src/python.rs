@@ -1,0 +1,330 @@
+//! The PyO3 module `jsoneval_polars._native`: the kernel's entry points and the Arrow PyCapsule
+//! export of its tables (`__arrow_c_stream__`, which Polars imports without a copy).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{
+    ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch, RecordBatchIterator,
+    StringViewArray, UInt32Array,
+};
+use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Schema};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
+use crate::node::Node;
+use crate::scan::{scan_lines as scan, without_bom};
+
+/// One table, handed to Python through the Arrow C stream interface.
+#[pyclass(frozen, module = "jsoneval_polars._native")]
+struct ArrowTable {
+    batch: RecordBatch,
+}
+
+#[pymethods]
+impl ArrowTable {
+    /// The Arrow PyCapsule stream protocol; the schema is fixed (a consumer casts if it asks
+    /// for another one).
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let reader = RecordBatchIterator::new(vec![Ok(self.batch.clone())], self.batch.schema());
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+
+    fn __len__(&self) -> usize {
+        self.batch.num_rows()
+    }
+}
+
+/// (leaves, items, members, next_item), or (None, position, reason) for the Python path.
+type Output = (Option<(ArrowTable, ArrowTable, ArrowTable)>, i64, String);
+
+fn output(result: Result<Columns, Fallback>, item_base: i64, ecan: bool) -> Output {
+    match result {
+        Ok(c) => {
+            let next = item_base + c.drawn;
+            (Some(tables(c, ecan)), next, String::new())
+        }
+        Err(f) => (None, f.position as i64, format!("{:?}", f.reason)),
+    }
+}
+
+fn views(values: Vec<u128>, buffers: &[Buffer], valid: Option<Vec<bool>>) -> ArrayRef {
+    let nulls = valid.map(NullBuffer::from).filter(|n| n.null_count() > 0);
+    // SAFETY: every view was made by flatten.rs for bytes of valid UTF-8 (whole strings of the
+    // input or of the canonical text) stored at its buffer and offset
+    Arc::new(unsafe {
+        StringViewArray::new_unchecked(ScalarBuffer::from(values), Arc::from(buffers), nulls)
+    })
+}
+
+fn kinds(codes: &[u8]) -> ArrayRef {
+    let names: Vec<u128> = KIND_NAMES
+        .iter()
+        .map(|n| inline_view(n.as_bytes()))
+        .collect();
+    views(
+        codes.iter().map(|k| names[*k as usize]).collect(),
+        &[],
+        None,
+    )
+}
+
+fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|(name, a)| Field::new(*name, a.data_type().clone(), a.null_count() > 0))
+        .collect();
+    let arrays = columns.into_iter().map(|(_, a)| a).collect();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).expect("columns of one length")
+}
+
+fn tables(c: Columns, ecan: bool) -> (ArrowTable, ArrowTable, ArrowTable) {
+    let paths: Vec<Buffer> = c.paths.buffers.into_iter().map(Buffer::from_vec).collect();
+    let texts: Vec<Buffer> = c.texts.buffers.into_iter().map(Buffer::from_vec).collect();
+    let (empty_array, empty_object, empty) =
+        (inline_view(b"[]"), inline_view(b"{}"), inline_view(b""));
+    let n = c.doc.len();
+    let mut is_null = Vec::with_capacity(n);
+    let mut is_empty_array = Vec::with_capacity(n);
+    for i in 0..n {
+        let (kind, text, valid) = (c.kind[i], c.text[i], c.text_valid[i]);
+        let array = kind == Kind::Array as u8 && text == empty_array;
+        let object = kind == Kind::Object as u8 && text == empty_object;
+        let string = kind == Kind::String as u8 && text == empty;
+        is_null.push(!valid || string || (ecan && (array || object)));
+        is_empty_array.push(array);
+    }
+    let leaves = batch(vec![
+        ("doc", Arc::new(UInt32Array::from(c.doc))),
+        ("item", Arc::new(Int64Array::from(c.item))),
+        ("suffix", views(c.suffix, &paths, None)),
+        ("attribute", views(c.attribute, &paths, None)),
+        ("key", views(c.key, &paths, None)),
+        ("member", views(c.member, &paths, Some(c.member_valid))),
+        ("kind", kinds(&c.kind)),
+        ("text", views(c.text, &texts, Some(c.text_valid))),
+        ("is_null", Arc::new(BooleanArray::from(is_null))),
+        ("empty_array", Arc::new(BooleanArray::from(is_empty_array))),
+    ]);
+    let items = batch(vec![
+        ("item", Arc::new(Int64Array::from(c.item_item))),
+        ("doc", Arc::new(UInt32Array::from(c.item_doc))),
+        ("parent", Arc::new(Int64Array::from(c.item_parent))),
+        ("depth", Arc::new(Int32Array::from(c.item_depth))),
+        ("list_attribute", views(c.list_attribute, &paths, None)),
+        ("list_suffix", views(c.list_suffix, &paths, None)),
+        ("index", Arc::new(Int32Array::from(c.item_index))),
+    ]);
+    let n_members = c.member_item.len();
+    let members = batch(vec![
+        ("item", Arc::new(Int64Array::from(c.member_item))),
+        ("member", views(c.member_key, &paths, None)),
+        ("kind", kinds(&c.member_kind)),
+        ("text", views(c.member_text, &texts, None)),
+        (
+            "is_null",
+            Arc::new(BooleanArray::from(vec![false; n_members])),
+        ),
+    ]);
+    (
+        ArrowTable { batch: leaves },
+        ArrowTable { batch: items },
+        ArrowTable { batch: members },
+    )
+}
+
+/// Flattens JSON texts (bytes, or None for no document), leaving out the root member `skip`,
+/// in parallel without the GIL.
+#[pyfunction]
+#[pyo3(signature = (texts, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31))]
+fn flatten_json(
+    py: Python<'_>,
+    texts: &Bound<'_, PyList>,
+    skip: Option<&str>,
+    item_base: i64,
+    empty_containers_are_null: bool,
+    segment: usize,
+) -> PyResult<Output> {
+    let held = held_bytes(texts)?;
+    let slices: Vec<Option<&[u8]>> = held
+        .iter()
+        .map(|d| d.as_ref().map(|b| without_bom(b.as_bytes())))
+        .collect();
+    let result = py.detach(|| flatten::flatten_json(&slices, skip, item_base, segment));
+    Ok(output(result, item_base, empty_containers_are_null))
+}
+
+/// How many of the texts parse, in parallel: the parse-only floor of the benchmarks.
+#[pyfunction]
+fn parse_count(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<usize> {
+    let held = held_bytes(texts)?;
+    let slices: Vec<Option<&[u8]>> = held
+        .iter()
+        .map(|d| d.as_ref().map(|b| b.as_bytes()))
+        .collect();
+    Ok(py.detach(|| flatten::parse_only(&slices)))
+}
+
+fn held_bytes<'py>(texts: &Bound<'py, PyList>) -> PyResult<Vec<Option<Bound<'py, PyBytes>>>> {
+    texts
+        .iter()
+        .map(|d| {
+            if d.is_none() {
+                Ok(None)
+            } else {
+                d.cast_into::<PyBytes>().map(Some).map_err(PyErr::from)
+            }
+        })
+        .collect()
+}
+
+/// Nesting the object walk enters at most; deeper documents go to the Python path, whose
+/// recursion limit decides.
+const MAX_OBJECT_DEPTH: usize = 120;
+
+/// Flattens Python documents (dicts, or None for no document). They are read into the kernel's
+/// tree under the GIL, strings borrowed; a value the kernel does not take (a subclass, a set, a
+/// key that is not a str, a lone surrogate, deep nesting) sends the batch to the Python path.
+#[pyfunction]
+#[pyo3(signature = (docs, item_base=0, empty_containers_are_null=false, segment=1<<31))]
+fn flatten_objects(
+    docs: &Bound<'_, PyList>,
+    item_base: i64,
+    empty_containers_are_null: bool,
+    segment: usize,
+) -> PyResult<Output> {
+    let mut nodes = Vec::with_capacity(docs.len());
+    for (position, doc) in docs.iter().enumerate() {
+        if doc.is_none() {
+            nodes.push(None);
+            continue;
+        }
+        let converted = doc
+            .cast_exact::<PyDict>()
+            .ok()
+            .and_then(|d| dict_node(d, 1));
+        match converted {
+            Some(node) => nodes.push(Some(node)),
+            None => return Ok((None, position as i64, "not taken by the kernel".into())),
+        }
+    }
+    // the walk holds the GIL: the strings are borrowed from the documents
+    let result = flatten::flatten_nodes(&nodes, item_base, segment);
+    Ok(output(result, item_base, empty_containers_are_null))
+}
+
+/// A str's UTF-8, borrowed for as long as the documents live.
+fn borrowed<'a>(s: &Bound<'_, PyString>) -> Option<Cow<'a, str>> {
+    let text = s.to_str().ok()?;
+    // SAFETY: the documents list holds every object walked, and the GIL is held for the whole
+    // call (no Python code runs: only exact dicts, lists and strs are read), so the UTF-8 a str
+    // keeps lives until the tables are built
+    Some(Cow::Borrowed(unsafe {
+        std::mem::transmute::<&str, &'a str>(text)
+    }))
+}
+
+fn dict_node<'a>(dict: &Bound<'_, PyDict>, depth: usize) -> Option<Node<'a>> {
+    if depth > MAX_OBJECT_DEPTH {
+        return None;
+    }
+    let mut members = Vec::with_capacity(dict.len());
+    for (k, v) in dict.iter() {
+        let key = borrowed(k.cast_exact::<PyString>().ok()?)?;
+        members.push((key, value_node(&v, depth)?));
+    }
+    Some(Node::Object(members))
+}
+
+fn sequence_node<'a, 'py>(
+    values: impl Iterator<Item = Bound<'py, PyAny>>,
+    depth: usize,
+) -> Option<Node<'a>> {
+    if depth > MAX_OBJECT_DEPTH {
+        return None;
+    }
+    let mut out = Vec::new();
+    for v in values {
+        out.push(value_node(&v, depth)?);
+    }
+    Some(Node::Array(out))
+}
+
+/// A value inside a container at `depth`; exact types only, as the reference walker checks
+/// `type(v) is str` etc.
+fn value_node<'a>(v: &Bound<'_, PyAny>, depth: usize) -> Option<Node<'a>> {
+    let node = if v.is_none() {
+        Node::Null
+    } else if let Ok(s) = v.cast_exact::<PyString>() {
+        Node::Str(borrowed(s)?)
+    } else if let Ok(d) = v.cast_exact::<PyDict>() {
+        return dict_node(d, depth + 1);
+    } else if let Ok(l) = v.cast_exact::<PyList>() {
+        return sequence_node(l.iter(), depth + 1);
+    } else if let Ok(t) = v.cast_exact::<PyTuple>() {
+        return sequence_node(t.iter(), depth + 1);
+    } else if let Ok(f) = v.cast_exact::<PyFloat>() {
+        Node::Float(f.value())
+    } else if let Ok(b) = v.cast_exact::<PyBool>() {
+        Node::Bool(b.is_true())
+    } else if let Ok(i) = v.cast_exact::<PyInt>() {
+        match i.extract::<i64>() {
+            Ok(n) => Node::Int(Cow::Owned(n.to_string())),
+            Err(_) => Node::Int(Cow::Owned(i.str().ok()?.to_string())),
+        }
+    } else {
+        return None;
+    };
+    Some(node)
+}
+
+/// The ids of the NDJSON lines in `data`: (line, offset, length, doc_id, has_id) of each
+/// record, by line index from 0 within `data`, and the indices of the lines for the Python path.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn scan_lines(
+    py: Python<'_>,
+    data: &Bound<'_, PyBytes>,
+    id_field: &str,
+) -> (
+    Vec<i64>,
+    Vec<i64>,
+    Vec<i64>,
+    Vec<Option<String>>,
+    Vec<bool>,
+    Vec<i64>,
+) {
+    let bytes = data.as_bytes();
+    let s = py.detach(|| scan(bytes, id_field));
+    (s.line, s.offset, s.length, s.doc_id, s.has_id, s.fallback)
+}
+
+/// `" ".join(s.split()).lower()` as the kernel writes it; None where it leaves the case to
+/// Python (tests compare it with Python over every code point).
+#[pyfunction]
+fn canonical_string(s: &str) -> Option<String> {
+    crate::canonical::canonical_string(s).map(|c| c.into_owned())
+}
+
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ArrowTable>()?;
+    m.add_function(wrap_pyfunction!(flatten_json, m)?)?;
+    m.add_function(wrap_pyfunction!(flatten_objects, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_count, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
+    let _ = DataType::Utf8View; // the string columns' type
+    Ok(())
+}

@@ -1,0 +1,254 @@
+//! The scan pass of the files driver (stream.py): the id of each NDJSON line, without keeping
+//! the document. A line the kernel cannot vouch for (invalid text as serde_json reads it, a
+//! repeated key, a non-object root, an id that is neither a string nor an integer) is listed in
+//! `fallback` for the Python path, which reads it the way `ingest.iter_records` always has.
+
+use std::fmt;
+
+use rayon::prelude::*;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+
+use crate::node::CowStr;
+
+pub const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// The lines of one byte range, by index from 0 within it.
+#[derive(Debug, Default, PartialEq)]
+pub struct Scanned {
+    pub line: Vec<i64>,
+    pub offset: Vec<i64>,
+    pub length: Vec<i64>,
+    pub doc_id: Vec<Option<String>>,
+    pub has_id: Vec<bool>,
+    /// lines for the Python path (their index), in order
+    pub fallback: Vec<i64>,
+}
+
+enum Line {
+    Blank,
+    Record(Option<String>, bool),
+    Fallback,
+}
+
+/// A JSON text as Python's `json.loads(bytes)` reads it: a leading BOM is no part of it.
+pub fn without_bom(text: &[u8]) -> &[u8] {
+    text.strip_prefix(UTF8_BOM).unwrap_or(text)
+}
+
+/// Python's `bytes.strip()` whitespace.
+fn is_blank(line: &[u8]) -> bool {
+    line.iter()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
+}
+
+fn read_line(raw: &[u8], id_field: &str) -> Line {
+    if is_blank(raw) {
+        return Line::Blank;
+    }
+    let mut de = serde_json::Deserializer::from_slice(without_bom(raw));
+    let id = match (RecordId { id_field }).deserialize(&mut de) {
+        Ok(id) if de.end().is_ok() => id,
+        _ => return Line::Fallback,
+    };
+    match id {
+        Id::Absent => Line::Record(None, false),
+        Id::Found(text) => Line::Record(Some(text), true),
+        Id::Other => Line::Fallback,
+    }
+}
+
+/// A value validated and dropped. Not serde's `IgnoredAny`: serde_json skips that without its
+/// nesting limit, and a record nested past it must go to the Python path, as in the text path.
+struct Skip;
+
+impl<'de> DeserializeSeed<'de> for Skip {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skip {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Skip)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(Skip)?.is_some() {
+            map.next_value_seed(Skip)?;
+        }
+        Ok(())
+    }
+}
+
+/// The id member of a record, the rest of it only validated ([`Skip`]).
+enum Id {
+    Absent,
+    /// a string, or an integer's decimal text (`str(int)` in Python)
+    Found(String),
+    /// not an object, an id that is neither a string nor an integer, or the id twice
+    Other,
+}
+
+struct RecordId<'a> {
+    id_field: &'a str,
+}
+
+impl<'de> DeserializeSeed<'de> for RecordId<'_> {
+    type Value = Id;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Id, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RecordId<'_> {
+    type Value = Id;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    // a root that is not an object: validated, then the Python path decides
+    fn visit_unit<E: de::Error>(self) -> Result<Id, E> {
+        Ok(Id::Other)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Id, E> {
+        Ok(Id::Other)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Id, E> {
+        Ok(Id::Other)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Id, A::Error> {
+        while seq.next_element_seed(Skip)?.is_some() {}
+        Ok(Id::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Id, A::Error> {
+        let mut id = Id::Absent;
+        let mut first = true;
+        while let Some(CowStr(key)) = map.next_key::<CowStr<'de>>()? {
+            if first && key == "$serde_json::private::Number" {
+                map.next_value_seed(Skip)?; // a number root (arbitrary_precision)
+                return Ok(Id::Other);
+            }
+            first = false;
+            if key != self.id_field {
+                map.next_value_seed(Skip)?;
+                continue;
+            }
+            let value = map.next_value::<serde_json::Value>()?;
+            id = match (&id, value) {
+                (Id::Absent, serde_json::Value::String(s)) => Id::Found(s),
+                (Id::Absent, serde_json::Value::Number(n)) => {
+                    let text = n.to_string();
+                    if text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+                        Id::Other
+                    } else if text == "-0" {
+                        Id::Found("0".into())
+                    } else {
+                        Id::Found(text)
+                    }
+                }
+                _ => Id::Other,
+            };
+        }
+        Ok(id)
+    }
+}
+
+/// Reads every line of `data` (split at `\n`, as `bytes.split(b"\n")` does).
+pub fn scan_lines(data: &[u8], id_field: &str) -> Scanned {
+    let mut starts = vec![0usize];
+    starts.extend(memchr_newlines(data).map(|i| i + 1));
+    let bounds: Vec<(usize, usize)> = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            let stop = starts.get(i + 1).map_or(data.len(), |n| n - 1);
+            (s, stop)
+        })
+        .collect();
+    let lines: Vec<Line> = bounds
+        .par_iter()
+        .with_min_len(256)
+        .map(|&(s, e)| read_line(&data[s..e], id_field))
+        .collect();
+    let mut out = Scanned::default();
+    for (i, (line, (s, e))) in lines.into_iter().zip(bounds).enumerate() {
+        match line {
+            Line::Blank => {}
+            Line::Fallback => out.fallback.push(i as i64),
+            Line::Record(doc_id, has_id) => {
+                out.line.push(i as i64);
+                out.offset.push(s as i64);
+                out.length.push((e - s) as i64);
+                out.doc_id.push(doc_id);
+                out.has_id.push(has_id);
+            }
+        }
+    }
+    out
+}
+
+fn memchr_newlines(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    data.iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_offsets_and_fallbacks() {
+        let data = b"{\"id\": \"a\", \"x\": 1}\n\n  \r\n{\"id\": 12}\r\n{\"x\": 2}\n{\"id\": 1.5}\n[1]\n{bad\n\xef\xbb\xbf{\"id\": -0}";
+        let s = scan_lines(data, "id");
+        assert_eq!(s.line, [0, 3, 4, 8]);
+        assert_eq!(
+            s.doc_id,
+            [Some("a".into()), Some("12".into()), None, Some("0".into())]
+        );
+        assert_eq!(s.has_id, [true, true, false, true]);
+        assert_eq!(s.offset[1], 25);
+        assert_eq!(s.length[1], 11); // the \r stays part of the line, as in Python
+        assert_eq!(s.fallback, [5, 6, 7]);
+        // nested past serde_json's limit (128): the Python path decides
+        let deep = format!(
+            "{{\"id\": 1, \"v\": {}{}}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert_eq!(scan_lines(deep.as_bytes(), "id").fallback, [0]);
+        let ok = format!(
+            "{{\"id\": 1, \"v\": {}{}}}",
+            "[".repeat(100),
+            "]".repeat(100)
+        );
+        assert_eq!(scan_lines(ok.as_bytes(), "id").line, [0]);
+    }
+}

@@ -82,12 +82,16 @@ def score_batch(
     aio_docs, confidences = pairs.aio, None
     if config.confidence:  # sibling confidence keys: read, then not scored (calibration.py)
         aio_docs, confidences, problems = _sibling_confidences(pairs, config.confidence)
-    with collector_paused():
-        gt_flat = flatten(pairs.gt, empty_containers_are_null=config.empty_containers_are_null)
-        aio_flat = flatten(
-            aio_docs, empty_containers_are_null=config.empty_containers_are_null,
-            item_base=gt_flat.next_item,
-        )
+    if pairs.flat is not None:  # flattened from the JSON text already (ingest.pairs_from_texts)
+        gt_flat, aio_flat = pairs.flat
+    else:
+        with collector_paused():
+            gt_flat = flatten(pairs.gt,
+                              empty_containers_are_null=config.empty_containers_are_null)
+            aio_flat = flatten(
+                aio_docs, empty_containers_are_null=config.empty_containers_are_null,
+                item_base=gt_flat.next_item,
+            )
     errors = ErrorRows(strict)
     left_out: set[int] = set()
     status = table["aio_parse_status"].to_list()

@@ -84,6 +84,9 @@ class Pairs:
     errors: list[dict] = field(default_factory=list)
     n_read: dict[str, int] = field(default_factory=dict)
     files: dict[str, str | None] = field(default_factory=dict)
+    #: the sides already flattened from their JSON text (:func:`flatten.flatten_texts`), for
+    #: pairs that never became Python objects; then ``gt`` and ``aio`` are empty
+    flat: tuple[Any, Any] | None = None
 
     def __len__(self) -> int:
         return self.table.height
@@ -104,7 +107,7 @@ class Pairs:
         """The same pairs with their ``safety`` column from :func:`safety_lookup` forms."""
         values = safety_lookup(safety, self.table["doc_id"].to_list(), self.gt, self.aio)
         table = self.table.with_columns(pl.Series("safety", values, dtype=pl.Float64))
-        return Pairs(table, self.gt, self.aio, self.errors, self.n_read, self.files)
+        return Pairs(table, self.gt, self.aio, self.errors, self.n_read, self.files, self.flat)
 
 
 def error_row(source, file, line, doc_id, message, severity="error") -> dict:
@@ -616,36 +619,82 @@ def build_pairs(
     return Pairs(table, gt_docs, aio_docs, list(errors.rows), files=dict(files))
 
 
-def read_records_at(
-    path: str | Path, side: Side, lines: Sequence[int | None], offsets: Sequence[int | None],
-    lengths: Sequence[int | None], id_field: str, content_field: str | None,
-) -> list[Record | None]:
-    """Records read back by byte offset from an NDJSON file already scanned (None where
-    ``offset`` is None): the streaming producer reads each batch this way."""
+def read_texts_at(
+    path: str | Path, offsets: Sequence[int | None], lengths: Sequence[int | None]
+) -> list[bytes | None]:
+    """The lines at these byte offsets of a file already scanned (None where ``offset`` is
+    None). A batch of an aligned file is one contiguous range, read at once."""
     present = [o for o in offsets if o is not None]
-    out: list[Record | None] = []
     if not present:
         return [None] * len(offsets)
     with open(path, "rb") as f:
         lo = min(present)
         hi = max(o + n for o, n in zip(offsets, lengths, strict=True) if o is not None)
         span = sum(n for n in lengths if n is not None)
-        # a batch of an aligned file is one contiguous range: read it at once
-        whole = os.pread(f.fileno(), hi - lo, lo) if hi - lo <= 4 * span + (1 << 20) else None
-        for offset, length, line in zip(offsets, lengths, lines, strict=True):
-            if offset is None:
-                out.append(None)
-                continue
-            raw = (whole[offset - lo: offset - lo + length] if whole is not None
-                   else os.pread(f.fileno(), length, offset))
-            try:
-                obj, notes = _parse_json(raw)
-            except ValueError as exc:
-                raise InputError(f"{path}, line {line}: changed while it was being scored "
-                                 f"({exc})") from None
-            doc_id, has_id, content, _ = _split_record(obj, id_field, content_field)
-            out.append(Record(doc_id, content, line, has_id, raw, notes, obj))
+        if hi - lo <= 4 * span + (1 << 20):
+            whole = os.pread(f.fileno(), hi - lo, lo)
+            return [None if o is None else whole[o - lo: o - lo + n]
+                    for o, n in zip(offsets, lengths, strict=True)]
+        return [None if o is None else os.pread(f.fileno(), n, o)
+                for o, n in zip(offsets, lengths, strict=True)]
+
+
+def read_records_at(
+    path: str | Path, side: Side, lines: Sequence[int | None], offsets: Sequence[int | None],
+    lengths: Sequence[int | None], id_field: str, content_field: str | None,
+) -> list[Record | None]:
+    """Records read back by byte offset from an NDJSON file already scanned (None where
+    ``offset`` is None): the streaming producer reads each batch this way."""
+    out: list[Record | None] = []
+    for raw, line in zip(read_texts_at(path, offsets, lengths), lines, strict=True):
+        if raw is None:
+            out.append(None)
+            continue
+        try:
+            obj, notes = _parse_json(raw)
+        except ValueError as exc:
+            raise InputError(f"{path}, line {line}: changed while it was being scored "
+                             f"({exc})") from None
+        doc_id, has_id, content, _ = _split_record(obj, id_field, content_field)
+        out.append(Record(doc_id, content, line, has_id, raw, notes, obj))
     return out
+
+
+def pairs_from_texts(
+    plan: pl.DataFrame, texts: Mapping[str, list[bytes | None]], id_field: str,
+    empty_containers_are_null: bool, files: Mapping[str, str | None],
+) -> Pairs | None:
+    """The pairs of a batch of paired NDJSON lines (``plan``: doc_id and per side its line,
+    None where absent) flattened straight from their text, whole records less the id; None
+    when the native kernel declines a line (then the caller reads the records as Python
+    objects, which gives the errors and warnings, SPEC §9).
+
+    Every line the kernel takes is a JSON object with no repeated key and no number beyond a
+    double: :func:`build_pairs` would find nothing to report, so the table is its table."""
+    from .flatten import flatten_texts
+
+    gt = flatten_texts(texts["gt"], skip=id_field,
+                       empty_containers_are_null=empty_containers_are_null)
+    if gt is None:
+        return None
+    aio = flatten_texts(texts["aio"], skip=id_field, item_base=gt.next_item,
+                        empty_containers_are_null=empty_containers_are_null)
+    if aio is None:
+        return None
+    present = {side: pl.Series([t is not None for t in texts[side]], dtype=pl.Boolean)
+               for side in ("gt", "aio")}
+    table = pl.DataFrame({
+        "doc_id": plan["doc_id"],
+        "gt_present": present["gt"],
+        "aio_present": present["aio"],
+        "aio_parse_status": pl.select(
+            pl.when(present["aio"]).then(pl.lit("json")).otherwise(pl.lit("missing"))
+        ).to_series(),
+        "gt_line": plan["gt_line"],
+        "aio_line": plan["aio_line"],
+        "safety": pl.repeat(1.0, plan.height, dtype=pl.Float64, eager=True),
+    }, schema=PAIR_SCHEMA)
+    return Pairs(table, [], [], files=dict(files), flat=(gt, aio))
 
 
 def check_metadata_names(metadata: Sequence[str], id_field: str) -> None:

@@ -33,6 +33,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -42,6 +43,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from . import _native
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
 from .config import Config, parse_config
@@ -55,8 +57,11 @@ from .ingest import (
     InputFileError,
     build_pairs,
     check_metadata_names,
+    Pairs,
     iter_records,
+    pairs_from_texts,
     read_records_at,
+    read_texts_at,
     starts_json_array,
     take_metadata,
 )
@@ -319,6 +324,7 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor | _InlinePool]:
             workers, mp_context=multiprocessing.get_context("spawn"),
             initializer=_worker_init, initargs=(sys.getrecursionlimit(),),
         )
+        _start_ignoring_ctrl_c(pool, workers)
         try:
             yield pool
         except BaseException:
@@ -336,11 +342,27 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor | _InlinePool]:
             os.environ["POLARS_MAX_THREADS"] = previous
 
 
+def _start_ignoring_ctrl_c(pool: ProcessPoolExecutor, workers: int) -> None:
+    """Start every worker now, with SIGINT ignored while they are spawned: a process inherits
+    an ignored signal, so Ctrl-C during a worker's start (its imports take about a second,
+    before the initializer runs) prints no traceback from it. The parent handles Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can be changed in the main thread only
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        for _ in range(workers):  # no worker is idle yet: each submit spawns one
+            pool.submit(int)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _worker_init(recursion_limit: int) -> None:
     # Ctrl-C reaches every process of the terminal's process group: the parent handles it
     # (and ends the workers), so a worker prints no traceback of its own
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.setrecursionlimit(recursion_limit)
+    # the workers are the parallelism: one kernel thread each (set before its pool starts)
+    os.environ["RAYON_NUM_THREADS"] = "1"
 
 
 def _chunks(
@@ -384,30 +406,38 @@ def _scan_chunk(
     path: str, side: str, start: int, stop: int, first_line: int, id_field: str,
     content_field: str | None, strict: bool,
 ) -> tuple[pl.DataFrame, list[dict]]:
-    """Records of one byte range: line, offset, length, doc_id, has_id; plus error rows."""
+    """Records of one byte range: line, offset, length, doc_id, has_id; plus error rows.
+
+    The native kernel reads the ids (``_native.scan_lines``); the lines it declines (and every
+    line when a content field holds the document) are read by :func:`ingest.iter_records`,
+    which writes their error rows."""
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(stop - start)
-    lines = data.split(b"\n")
-    offsets = list(itertools.accumulate((len(raw) + 1 for raw in lines), initial=start))
     errors = ErrorRows(strict)
-    # each parsed document is dropped at once: only its id is kept
-    kept = [
-        (r.line, r.doc_id, r.has_id)
-        for r in iter_records(
-            enumerate(lines, start=first_line), side, path, id_field, content_field, errors
-        )
-    ]
-    table = pl.DataFrame(
-        kept, schema={"line": pl.Int64, "doc_id": pl.String, "has_id": pl.Boolean}, orient="row"
-    )
-    starts = np.asarray(offsets, dtype=np.int64)  # line i spans starts[i] .. starts[i + 1] - 2
-    i = table["line"].to_numpy() - first_line
-    table = table.with_columns(
-        offset=pl.Series(starts[i], dtype=pl.Int64),
-        length=pl.Series(starts[i + 1] - starts[i] - 1, dtype=pl.Int64),
-    ).select(list(_SCAN_SCHEMA))
-    return table, errors.rows
+    schema = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
+              "has_id": pl.Boolean}
+    if content_field is None:
+        line, offset, length, doc_id, has_id, declined = _native.scan_lines(data, id_field)
+        native = pl.DataFrame([line, offset, length, doc_id, has_id], schema=schema)
+    else:
+        native, declined = pl.DataFrame(schema=schema), None
+    kept = []
+    if declined is None or declined:
+        lines = data.split(b"\n")
+        offsets = list(itertools.accumulate((len(raw) + 1 for raw in lines), initial=0))
+        picked = range(len(lines)) if declined is None else declined
+        # each parsed document is dropped at once: only its id is kept
+        kept = [
+            (r.line - first_line, offsets[r.line - first_line], len(r.raw), r.doc_id, r.has_id)
+            for r in iter_records(
+                ((first_line + i, lines[i]) for i in picked), side, path, id_field,
+                content_field, errors,
+            )
+        ]
+    table = pl.concat([native, pl.DataFrame(kept, schema=schema, orient="row")]).sort("line")
+    table = table.with_columns(pl.col("line") + first_line, pl.col("offset") + start)
+    return table.select(list(_SCAN_SCHEMA)), errors.rows
 
 
 class _BatchTask:
@@ -424,6 +454,12 @@ class _BatchTask:
 
     def __call__(self, number: int, plan: pl.DataFrame) -> tuple[RunState, pl.DataFrame, dict]:
         t = time.perf_counter()
+        pairs = self._from_texts(plan)
+        if pairs is not None:
+            read = time.perf_counter() - t
+            batch = score_batch(pairs, self.config, semantic_scorer=self.scorer,
+                                strict=self.strict)
+            return self._finish(number, pairs, batch, {"read_parse": read})
         # paused for the whole batch, so the collector's next pass comes after its documents
         # are freed instead of walking all of them (measured: 0.2 s per 20k-document batch)
         with collector_paused():
@@ -452,6 +488,27 @@ class _BatchTask:
             read = time.perf_counter() - t
             batch = score_batch(pairs, self.config, semantic_scorer=self.scorer,
                                 strict=self.strict)
+        return self._finish(number, pairs, batch, {"read_parse": read})
+
+    def _from_texts(self, plan: pl.DataFrame) -> Pairs | None:
+        """The batch flattened natively from its lines when nothing needs the records as
+        Python objects (no content field, metadata, sibling confidences, ANLS* or safety
+        callable) and the kernel takes every line; else None."""
+        cfg = self.config
+        if (self.fields != (None, None) or self.metadata or cfg.confidence or cfg.anls
+                or self.safety is not None):
+            return None
+        texts = {side: read_texts_at(self.files[side], plan[f"{side}_offset"].to_list(),
+                                     plan[f"{side}_length"].to_list()) for side in SIDES}
+        pairs = pairs_from_texts(plan, texts, cfg.id_field, cfg.empty_containers_are_null,
+                                 {s: str(p) for s, p in self.files.items()})
+        if pairs is not None and "_safety" in plan.columns:
+            known = plan.filter(pl.col("_safety").is_not_null())
+            pairs = pairs.with_safety(dict(zip(known["doc_id"], known["_safety"], strict=True)))
+        return pairs
+
+    def _finish(self, number: int, pairs: Pairs, batch: Any, timings: dict
+                ) -> tuple[RunState, pl.DataFrame, dict]:
         for name in ("documents", "fields", "alignments", "counts"):
             write_part(self.staging, name, getattr(batch, name), number, self.partition_by)
         pairing_errors = pl.DataFrame(pairs.errors, schema=ERRORS)
@@ -460,4 +517,4 @@ class _BatchTask:
             errors = errors.join(pairs.table.select("doc_id", self.partition_by), on="doc_id",
                                  how="left", maintain_order="left")
         state = merge_states([run_state(errors=pairing_errors), batch.state])
-        return state, errors, {"read_parse": read, **batch.timings}
+        return state, errors, {**timings, **batch.timings}

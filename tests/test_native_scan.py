@@ -1,0 +1,89 @@
+"""The files driver's scan (stream._scan_chunk, the native id scan with the Python path for the
+lines it declines) against the scan as the Python path alone does it (the oracle below, which is
+what _scan_chunk was before the native kernel): the same records, offsets, lengths, ids and
+error rows, for hostile lines too."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from jsoneval_polars.ingest import ErrorRows, iter_records
+from jsoneval_polars.stream import _scan_chunk
+
+LINES = [
+    b'\xef\xbb\xbf{"doc_id": "bom", "a": 1}',
+    b'{"doc_id": "a", "x": "text"}',
+    b"",
+    b"   \t",
+    b'{"doc_id": 12, "x": 1}\r',
+    b'{"doc_id": -0, "x": 1}',
+    b'{"doc_id": 1.5, "x": 1}',
+    b'{"doc_id": null, "x": 1}',
+    b'{"doc_id": true}',
+    b'{"doc_id": ["l"]}',
+    b'{"x": "no id"}',
+    b'{"doc_id": "dup-key", "doc_id": "second"}',
+    b'{"doc_id": "nan", "v": NaN}',
+    b'{"doc_id": "big", "v": 123456789012345678901234567890}',
+    b'{"doc_id": "inf", "v": 1e999}',
+    b'{"doc_id": "sur", "v": "\\ud800"}',
+    b'{"doc_id": "bad utf8 \xff"}',
+    b"[1, 2]",
+    b'"just a string"',
+    b"{not json",
+    b'{"doc_id": "deep", "v": ' + b"[" * 300 + b"]" * 300 + b"}",
+    b'{"doc_id": "deeper", "v": ' + b"[" * 1100 + b"]" * 1100 + b"}",  # past Python's limit
+    b'{"doc_id": "\\u00e9sc\\"aped"}',
+    b'{"doc_id": "last"}',
+]
+
+
+def oracle(path: str, side: str, start: int, stop: int, first_line: int, id_field: str):
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(stop - start)
+    lines = data.split(b"\n")
+    offsets = list(itertools.accumulate((len(raw) + 1 for raw in lines), initial=start))
+    errors = ErrorRows(False)
+    rows = [
+        (r.line, offsets[r.line - first_line], len(r.raw), r.doc_id, r.has_id)
+        for r in iter_records(enumerate(lines, start=first_line), side, path, id_field, None,
+                              errors)
+    ]
+    table = pl.DataFrame(rows, orient="row", schema={
+        "line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
+        "has_id": pl.Boolean})
+    return table, errors.rows
+
+
+@pytest.mark.parametrize("cut", [0, 1, 7, 13])
+def test_scan_matches_the_python_scan(tmp_path, cut: int):
+    path = tmp_path / "gt.ndjson"
+    path.write_bytes(b"\n".join(LINES) + b"\n")
+    start = sum(len(line) + 1 for line in LINES[:cut])  # a range starting at a later line
+    stop = path.stat().st_size
+    got, got_errors = _scan_chunk(str(path), "gt", start, stop, cut + 1, "doc_id", None, False)
+    want, want_errors = oracle(str(path), "gt", start, stop, cut + 1, "doc_id")
+    assert_frame_equal(got.select(want.columns), want)
+    assert got_errors == want_errors
+    if cut == 0:
+        assert "dup-key" not in got["doc_id"].to_list()  # the last value wins, as in Python
+        assert {"second", "12", "0", "big", "bom", 'ésc"aped'} <= set(got["doc_id"].to_list())
+        assert len(got_errors) >= 5
+
+
+def test_scan_of_many_plain_lines_is_native(tmp_path):
+    # no line declined: every record comes from the kernel, in line order
+    path = tmp_path / "gt.ndjson"
+    lines = [json.dumps({"doc_id": f"d{i}", "v": i}).encode() for i in range(5000)]
+    path.write_bytes(b"\n".join(lines))
+    got, errors = _scan_chunk(str(path), "gt", 0, path.stat().st_size, 1, "doc_id", None, False)
+    assert got["doc_id"].to_list() == [f"d{i}" for i in range(5000)]
+    assert got["line"].to_list() == list(range(1, 5001))
+    assert got["length"].to_list() == [len(line) for line in lines]
+    assert errors == []

@@ -103,22 +103,22 @@ pub fn canonical_string(s: &str) -> Option<Cow<'_, str>> {
 fn canonical_owned(s: &str) -> Option<String> {
     let mut joined = String::with_capacity(s.len());
     if s.is_ascii() {
-        for word in s.split_ascii_whitespace() {
-            if !joined.is_empty() {
-                joined.push(' ');
+        // one pass: Python's ASCII whitespace (with \x0b and \x1c..\x1f) separates words
+        let mut out = Vec::with_capacity(s.len());
+        let mut gap = false;
+        for &b in s.as_bytes() {
+            if matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f) {
+                gap = !out.is_empty();
+            } else {
+                if gap {
+                    out.push(b' ');
+                    gap = false;
+                }
+                out.push(b.to_ascii_lowercase());
             }
-            joined.push_str(word);
         }
-        // str.split() also splits at \x0b and \x1c..\x1f, which split_ascii_whitespace keeps
-        if joined
-            .bytes()
-            .any(|b| b == 0x0b || (0x1c..=0x1f).contains(&b))
-        {
-            joined.clear();
-        } else {
-            joined.make_ascii_lowercase();
-            return Some(joined);
-        }
+        // ASCII in, ASCII out
+        return Some(String::from_utf8(out).expect("ASCII"));
     }
     for word in s.split(is_python_space).filter(|w| !w.is_empty()) {
         if !joined.is_empty() {

@@ -1,7 +1,8 @@
-"""The files driver's scan (stream._scan_chunk, the native id scan with the Python path for the
-lines it declines) against the scan as the Python path alone does it (the oracle below, which is
-what _scan_chunk was before the native kernel): the same records, offsets, lengths, ids and
-error rows, for hostile lines too."""
+"""The files driver's native reading. The scan (stream._scan_chunk: the native id scan, with the
+Python path for the lines it declines) against the scan as the Python path alone does it (the
+oracle below, which is what _scan_chunk was before the native kernel): the same records,
+offsets, lengths, ids and error rows, for hostile lines too. Then the batches: plain ones never
+become Python documents, and a declined line still gets its warning row."""
 
 from __future__ import annotations
 
@@ -87,3 +88,56 @@ def test_scan_of_many_plain_lines_is_native(tmp_path):
     assert got["line"].to_list() == list(range(1, 5001))
     assert got["length"].to_list() == [len(line) for line in lines]
     assert errors == []
+
+
+def _lines(path, rows) -> None:
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+
+
+def test_plain_batches_never_become_python_documents(tmp_path, monkeypatch):
+    """A run of plain records is read natively end to end: the Python record path is never
+    taken, and the tables equal the in-memory run (which flattens Python documents)."""
+    from jsoneval_polars import evaluate, stream
+    from jsoneval_polars.results import read_results
+
+    gt = [{"doc_id": f"d{i}", "name": f"Item {i}", "n": i / 4, "items": [{"a": i}, {"a": -i}]}
+          for i in range(300)]
+    aio = [{**r, "name": r["name"].upper()} for r in gt[::-1]]
+    _lines(tmp_path / "gt.ndjson", gt)
+    _lines(tmp_path / "aio.ndjson", aio)
+    whole = evaluate(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson")
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a plain batch took the Python record path")
+
+    monkeypatch.setattr(stream, "read_records_at", refused)
+    stream.score_files(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson", tmp_path / "out",
+                       batch_size=100)
+    streamed = read_results(tmp_path / "out")
+    key = ["doc_id", "path"]
+    assert_frame_equal(streamed.fields.sort(key), whole.fields.sort(key))
+    assert streamed.summary["micro_f1"] == whole.summary["micro_f1"]
+
+
+def test_a_declined_line_costs_its_batch_the_python_path_not_its_warning(tmp_path):
+    """One line the kernel declines (a repeated key) sends its batch through the Python path,
+    which writes the warning row; the other batches stay native; the tables equal the
+    in-memory run's."""
+    from jsoneval_polars import evaluate, stream
+    from jsoneval_polars.results import read_results
+
+    rows = [json.dumps({"doc_id": f"d{i}", "v": i}) for i in range(50)]
+    rows[37] = '{"doc_id": "d37", "v": 1, "v": 37}'
+    (tmp_path / "gt.ndjson").write_text("\n".join(rows) + "\n")
+    (tmp_path / "aio.ndjson").write_text("\n".join(rows[::-1]) + "\n")
+    whole = evaluate(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson")
+    stream.score_files(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson", tmp_path / "out",
+                       batch_size=10)
+    streamed = read_results(tmp_path / "out")
+    warnings = streamed.errors.filter(pl.col("severity") == "warning")
+    assert warnings.select("source", "line", "doc_id").rows() == [("gt", 38, "d37"),
+                                                                  ("aio", 13, "d37")]
+    assert "duplicate key(s) 'v'" in warnings["error"][0]
+    assert_frame_equal(streamed.errors.sort("source", "line"), whole.errors.sort("source", "line"))
+    key = ["doc_id", "path"]
+    assert_frame_equal(streamed.fields.sort(key), whole.fields.sort(key))

@@ -535,6 +535,7 @@ pub fn flatten_nodes(
         .enumerate()
         .map(|(c, chunk)| {
             let mut out = Columns::new(segment);
+            out.reserve(chunk.iter().flatten().map(scalars).sum());
             for (i, doc) in chunk.iter().enumerate() {
                 let position = c * size + i;
                 if let Some(node) = doc {
@@ -546,6 +547,15 @@ pub fn flatten_nodes(
         })
         .collect();
     merge(chunks.into_iter().collect::<Result<_, _>>()?, item_base)
+}
+
+/// Scalars and empty containers below a node: its leaves, or more (an array of scalars is one).
+fn scalars(node: &Node) -> usize {
+    match node {
+        Node::Array(v) if !v.is_empty() => v.iter().map(scalars).sum(),
+        Node::Object(m) if !m.is_empty() => m.iter().map(|(_, v)| scalars(v)).sum(),
+        _ => 1,
+    }
 }
 
 /// Parses the texts in parallel without walking them; how many parse (the parse-only floor).

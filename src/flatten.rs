@@ -45,8 +45,27 @@ const CHUNK_DOCS: usize = 512;
 
 /// Documents per task: one task per thread (merging chunks copies every column once, so a
 /// single thread gets a single chunk and no merge).
-fn chunk_docs(n: usize) -> usize {
-    n.div_ceil(rayon::current_num_threads()).max(CHUNK_DOCS)
+fn chunk_docs(n: usize, threads: usize) -> usize {
+    n.div_ceil(threads.max(1)).max(CHUNK_DOCS)
+}
+
+/// `work` on each chunk of `items`: on rayon's pool when `threads` > 1, else in this thread.
+/// The engine calls with 1: in a process whose Polars has its own pool on the same cores, a
+/// second pool's threads cost the back end more than they save here (docs/DECISIONS.md 67).
+fn chunked<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    work: impl Fn(usize, usize, &[T]) -> R + Sync,
+) -> Vec<R> {
+    let size = chunk_docs(items.len(), threads);
+    if threads <= 1 || items.len() <= size {
+        return vec![work(0, size, items)];
+    }
+    items
+        .par_chunks(size)
+        .enumerate()
+        .map(|(c, chunk)| work(c, size, chunk))
+        .collect()
 }
 
 /// The view of `bytes` (at most 12) held in the view itself.
@@ -489,63 +508,55 @@ fn walk_document(
 }
 
 /// Flattens documents given as JSON texts (None: no document at that position), leaving out
-/// the root member `skip` (the id field), in parallel chunks.
+/// the root member `skip` (the id field), on `threads` threads.
 pub fn flatten_json(
     texts: &[Option<&[u8]>],
     skip: Option<&str>,
     item_base: i64,
     segment: usize,
+    threads: usize,
 ) -> Result<Columns, Fallback> {
-    let size = chunk_docs(texts.len());
-    let chunks: Vec<Result<Columns, Fallback>> = texts
-        .par_chunks(size)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let mut out = Columns::new(segment);
-            // about one leaf per 24 bytes of invoice-like text
-            out.reserve(
-                chunk
-                    .iter()
-                    .map(|t| t.map_or(0, <[u8]>::len))
-                    .sum::<usize>()
-                    / 24,
-            );
-            for (i, text) in chunk.iter().enumerate() {
-                let position = c * size + i;
-                let Some(text) = text else { continue };
-                parse(text)
-                    .and_then(|node| walk_document(&mut out, position, &node, skip))
-                    .map_err(|reason| Fallback { position, reason })?;
-            }
-            Ok(out)
-        })
-        .collect();
+    let chunks = chunked(texts, threads, |c, size, chunk| {
+        let mut out = Columns::new(segment);
+        // about one leaf per 24 bytes of invoice-like text
+        out.reserve(
+            chunk
+                .iter()
+                .map(|t| t.map_or(0, <[u8]>::len))
+                .sum::<usize>()
+                / 24,
+        );
+        for (i, text) in chunk.iter().enumerate() {
+            let position = c * size + i;
+            let Some(text) = text else { continue };
+            parse(text)
+                .and_then(|node| walk_document(&mut out, position, &node, skip))
+                .map_err(|reason| Fallback { position, reason })?;
+        }
+        Ok(out)
+    });
     merge(chunks.into_iter().collect::<Result<_, _>>()?, item_base)
 }
 
-/// Flattens parsed documents (None: no document at that position), in parallel chunks.
+/// Flattens parsed documents (None: no document at that position), on `threads` threads.
 pub fn flatten_nodes(
     docs: &[Option<Node>],
     item_base: i64,
     segment: usize,
+    threads: usize,
 ) -> Result<Columns, Fallback> {
-    let size = chunk_docs(docs.len());
-    let chunks: Vec<Result<Columns, Fallback>> = docs
-        .par_chunks(size)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let mut out = Columns::new(segment);
-            out.reserve(chunk.iter().flatten().map(scalars).sum());
-            for (i, doc) in chunk.iter().enumerate() {
-                let position = c * size + i;
-                if let Some(node) = doc {
-                    walk_document(&mut out, position, node, None)
-                        .map_err(|reason| Fallback { position, reason })?;
-                }
+    let chunks = chunked(docs, threads, |c, size, chunk| {
+        let mut out = Columns::new(segment);
+        out.reserve(chunk.iter().flatten().map(scalars).sum());
+        for (i, doc) in chunk.iter().enumerate() {
+            let position = c * size + i;
+            if let Some(node) = doc {
+                walk_document(&mut out, position, node, None)
+                    .map_err(|reason| Fallback { position, reason })?;
             }
-            Ok(out)
-        })
-        .collect();
+        }
+        Ok(out)
+    });
     merge(chunks.into_iter().collect::<Result<_, _>>()?, item_base)
 }
 
@@ -655,7 +666,7 @@ mod tests {
     #[test]
     fn leaves_items_and_members() {
         let doc = br#"{"id": 7, "Name": "  Big   ACME ", "lines": [{"description": "A long description", "tags": {"x": 1}}, {}], "n": null, "xs": [1, "B"], "empty": []}"#;
-        let c = flatten_json(&[None, Some(&doc[..])], Some("id"), 10, 1 << 31).unwrap();
+        let c = flatten_json(&[None, Some(&doc[..])], Some("id"), 10, 1 << 31, 1).unwrap();
         let suffixes: Vec<String> = c.suffix.iter().map(|v| text_of(&c, *v, false)).collect();
         assert_eq!(
             suffixes,
@@ -698,7 +709,9 @@ mod tests {
     fn chunks_renumber_items_and_rebase_buffers() {
         let doc = br#"{"a_long_list_name": [{"a_long_member_name": "a long text value here"}]}"#;
         let texts: Vec<Option<&[u8]>> = (0..CHUNK_DOCS * 3 + 5).map(|_| Some(&doc[..])).collect();
-        let c = flatten_json(&texts, None, 0, 64).unwrap();
+        let c = flatten_json(&texts, None, 0, 64, 3).unwrap();
+        let serial = flatten_json(&texts, None, 0, 64, 1).unwrap();
+        assert_eq!((serial.rows(), serial.drawn), (c.rows(), c.drawn));
         assert_eq!(c.rows(), texts.len());
         assert_eq!(c.drawn, texts.len() as i64);
         assert!(c.item.iter().enumerate().all(|(i, id)| *id == i as i64));
@@ -712,11 +725,11 @@ mod tests {
     #[test]
     fn undecided_documents_go_back() {
         let texts: Vec<Option<&[u8]>> = vec![Some(b"{}"), Some(b"[1]"), Some(br#"{"a":1,"a":2}"#)];
-        let err = flatten_json(&texts, None, 0, 1 << 31).unwrap_err();
+        let err = flatten_json(&texts, None, 0, 1 << 31, 1).unwrap_err();
         assert_eq!(err.position, 1);
-        let err = flatten_json(&texts[2..], None, 0, 1 << 31).unwrap_err();
+        let err = flatten_json(&texts[2..], None, 0, 1 << 31, 2).unwrap_err();
         assert_eq!(err.reason, ParseError::RepeatedKey);
         let newer = "{\"a\": \"\u{A7CB}\"}";
-        assert!(flatten_json(&[Some(newer.as_bytes())], None, 0, 1 << 31).is_err());
+        assert!(flatten_json(&[Some(newer.as_bytes())], None, 0, 1 << 31, 1).is_err());
     }
 }

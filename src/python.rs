@@ -146,7 +146,7 @@ fn tables(c: Columns, ecan: bool) -> (ArrowTable, ArrowTable, ArrowTable) {
 /// Flattens JSON texts (bytes, or None for no document), leaving out the root member `skip`,
 /// in parallel without the GIL.
 #[pyfunction]
-#[pyo3(signature = (texts, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31))]
+#[pyo3(signature = (texts, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1))]
 fn flatten_json(
     py: Python<'_>,
     texts: &Bound<'_, PyList>,
@@ -154,13 +154,14 @@ fn flatten_json(
     item_base: i64,
     empty_containers_are_null: bool,
     segment: usize,
+    threads: usize,
 ) -> PyResult<Output> {
     let held = held_bytes(texts)?;
     let slices: Vec<Option<&[u8]>> = held
         .iter()
         .map(|d| d.as_ref().map(|b| without_bom(b.as_bytes())))
         .collect();
-    let result = py.detach(|| flatten::flatten_json(&slices, skip, item_base, segment));
+    let result = py.detach(|| flatten::flatten_json(&slices, skip, item_base, segment, threads));
     Ok(output(result, item_base, empty_containers_are_null))
 }
 
@@ -196,12 +197,13 @@ const MAX_OBJECT_DEPTH: usize = 120;
 /// tree under the GIL, strings borrowed; a value the kernel does not take (a subclass, a set, a
 /// key that is not a str, a lone surrogate, deep nesting) sends the batch to the Python path.
 #[pyfunction]
-#[pyo3(signature = (docs, item_base=0, empty_containers_are_null=false, segment=1<<31))]
+#[pyo3(signature = (docs, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1))]
 fn flatten_objects(
     docs: &Bound<'_, PyList>,
     item_base: i64,
     empty_containers_are_null: bool,
     segment: usize,
+    threads: usize,
 ) -> PyResult<Output> {
     let mut nodes = Vec::with_capacity(docs.len());
     for (position, doc) in docs.iter().enumerate() {
@@ -219,7 +221,7 @@ fn flatten_objects(
         }
     }
     // the walk holds the GIL: the strings are borrowed from the documents
-    let result = flatten::flatten_nodes(&nodes, item_base, segment);
+    let result = flatten::flatten_nodes(&nodes, item_base, segment, threads);
     Ok(output(result, item_base, empty_containers_are_null))
 }
 
@@ -319,11 +321,6 @@ fn canonical_string(s: &str) -> Option<String> {
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // mimalloc returns freed memory to the system after 10 ms by default, so every batch's
-    // columns came back as fresh pages (page faults and zeroing, ~10% of the walk); a batch
-    // engine reuses them: keep freed memory 5 s (option 15, mi_option_purge_delay)
-    // SAFETY: sets a process-wide option before the kernel allocates anything large
-    unsafe { libmimalloc_sys::mi_option_set(15, 5000) };
     m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(flatten_json, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_objects, m)?)?;

@@ -11,7 +11,7 @@ use jsoneval_native::scan::scan_lines;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    match flatten_json(&[Some(data), None, Some(data)], Some("id"), 0, 1 << 31) {
+    match flatten_json(&[Some(data), None, Some(data)], Some("id"), 0, 1 << 31, 2) {
         Ok(c) => {
             assert!(matches!(
                 serde_json::from_slice::<serde_json::Value>(data),

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -50,11 +51,21 @@ import polars as pl
 
 from .values import canonical_container, canonical_float
 
-from . import _native
+try:
+    from . import _native
+except ImportError:  # the package imported from a source tree whose extension is not built
+    _native = None
+    warnings.warn(
+        f"jsoneval_polars: the native core is not built in {os.path.dirname(__file__)} (a source "
+        "tree shadowing the installed package? run `jsoneval`, or `pip install -e .`); the "
+        "Python path runs instead, with the same results, slower",
+        RuntimeWarning, stacklevel=2,
+    )
 
 #: The kernel :func:`flatten` runs: "native" unless the environment sets JSONEVAL_PURE_PYTHON=1
-#: ("python"). Both give identical tables.
-KERNEL = "python" if os.environ.get("JSONEVAL_PURE_PYTHON") == "1" else "native"
+#: or the extension is not built ("python"). Both give identical tables.
+KERNEL = ("python" if _native is None or os.environ.get("JSONEVAL_PURE_PYTHON") == "1"
+          else "native")
 
 LEAF_SCHEMA = {
     "doc": pl.UInt32,
@@ -359,6 +370,8 @@ def flatten_texts(
     """The tables of documents given as JSON text (None: no document), the root member ``skip``
     (the id field) left out, without building Python objects; None when the kernel declines
     (text it does not vouch for: the caller parses the batch and runs :func:`flatten`)."""
+    if KERNEL != "native":
+        return None
     tables, next_item, _ = _native.flatten_json(
         texts if isinstance(texts, list) else list(texts), skip, item_base,
         empty_containers_are_null, _SEGMENT,

@@ -43,12 +43,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from . import _native
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
 from .config import Config, parse_config
 from .core import Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
+from .flatten import KERNEL, _native
 from .ingest import (
     RECORD_SCHEMA,
     UTF8_BOM,
@@ -417,7 +417,7 @@ def _scan_chunk(
     errors = ErrorRows(strict)
     schema = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
               "has_id": pl.Boolean}
-    if content_field is None:
+    if content_field is None and KERNEL == "native":
         line, offset, length, doc_id, has_id, declined = _native.scan_lines(data, id_field)
         native = pl.DataFrame([line, offset, length, doc_id, has_id], schema=schema)
     else:

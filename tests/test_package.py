@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -44,10 +46,30 @@ def test_readme_opens_with_the_two_setup_commands():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     first = re.search(r"```bash\n(.*?)```", readme, flags=re.S).group(1).strip().splitlines()
     assert first == [
-        "pip install . && python -m jsoneval_polars score --sample --out results",
+        "pip install . && jsoneval score --sample --out results",
         "pip install -e '.[dev]' && python -m pytest",
     ]
     assert "python -m pytest" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_a_source_tree_without_the_native_core_still_scores(tmp_path):
+    """`python -m jsoneval_polars` run from a source tree after a non-editable install imports
+    the tree, whose extension is not built: one warning saying so, then the Python path."""
+    shutil.copytree(ROOT / "jsoneval_polars", tmp_path / "jsoneval_polars",
+                    ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "jsoneval_polars", "score", "--sample", "--out",
+         str(tmp_path / "out"), "--quiet"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "the native core is not built" in proc.stderr
+    code = "import jsoneval_polars.flatten as f; print(f.KERNEL, f.__file__)"
+    kernel = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                            text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert kernel.stdout.split()[0] == "python"
+    assert kernel.stdout.split()[1].startswith(str(tmp_path))
 
 
 def test_sample_scores_from_the_command_line(tmp_path):

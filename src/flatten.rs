@@ -516,26 +516,13 @@ pub fn flatten_json(
     segment: usize,
     threads: usize,
 ) -> Result<Columns, Fallback> {
-    let chunks = chunked(texts, threads, |c, size, chunk| {
-        let mut out = Columns::new(segment);
-        // about one leaf per 24 bytes of invoice-like text
-        out.reserve(
-            chunk
-                .iter()
-                .map(|t| t.map_or(0, <[u8]>::len))
-                .sum::<usize>()
-                / 24,
-        );
-        for (i, text) in chunk.iter().enumerate() {
-            let position = c * size + i;
-            let Some(text) = text else { continue };
-            parse(text)
-                .and_then(|node| walk_document(&mut out, position, &node, skip))
-                .map_err(|reason| Fallback { position, reason })?;
-        }
-        Ok(out)
-    });
-    merge(chunks.into_iter().collect::<Result<_, _>>()?, item_base)
+    // about one leaf per 24 bytes of invoice-like text
+    let rows = |chunk: &[Option<&[u8]>]| chunk.iter().flatten().map(|t| t.len() / 24).sum();
+    let walk = |out: &mut Columns, position: usize, text: &&[u8]| {
+        let node = parse(text)?;
+        walk_document(out, position, &node, skip)
+    };
+    flatten_each(texts, item_base, segment, threads, rows, walk)
 }
 
 /// Flattens parsed documents (None: no document at that position), on `threads` threads.
@@ -545,14 +532,29 @@ pub fn flatten_nodes(
     segment: usize,
     threads: usize,
 ) -> Result<Columns, Fallback> {
+    let rows = |chunk: &[Option<Node>]| chunk.iter().flatten().map(scalars).sum();
+    let walk =
+        |out: &mut Columns, position: usize, node: &Node| walk_document(out, position, node, None);
+    flatten_each(docs, item_base, segment, threads, rows, walk)
+}
+
+/// `walk` over every document present, chunk by chunk (room for `rows` leaves made first);
+/// the first document it fails on stops the call.
+fn flatten_each<T: Sync>(
+    docs: &[Option<T>],
+    item_base: i64,
+    segment: usize,
+    threads: usize,
+    rows: impl Fn(&[Option<T>]) -> usize + Sync,
+    walk: impl Fn(&mut Columns, usize, &T) -> Result<(), ParseError> + Sync,
+) -> Result<Columns, Fallback> {
     let chunks = chunked(docs, threads, |c, size, chunk| {
         let mut out = Columns::new(segment);
-        out.reserve(chunk.iter().flatten().map(scalars).sum());
+        out.reserve(rows(chunk));
         for (i, doc) in chunk.iter().enumerate() {
             let position = c * size + i;
-            if let Some(node) = doc {
-                walk_document(&mut out, position, node, None)
-                    .map_err(|reason| Fallback { position, reason })?;
+            if let Some(doc) = doc {
+                walk(&mut out, position, doc).map_err(|reason| Fallback { position, reason })?;
             }
         }
         Ok(out)

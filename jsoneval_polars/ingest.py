@@ -8,6 +8,7 @@ line neither accepts is an error row naming the file, the line and the reason.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -386,6 +387,8 @@ def read_records(
 
 
 RECORD_SCHEMA = {"line": pl.Int64, "doc_id": pl.String, "has_id": pl.Boolean}
+#: A scanned record: where its line is in the file (:func:`scan_ndjson`).
+SCAN_SCHEMA = {**RECORD_SCHEMA, "offset": pl.Int64, "length": pl.Int64}
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
@@ -695,6 +698,98 @@ def pairs_from_texts(
         "safety": pl.repeat(1.0, plan.height, dtype=pl.Float64, eager=True),
     }, schema=PAIR_SCHEMA)
     return Pairs(table, [], [], files=dict(files), flat=(gt, aio))
+
+
+def scan_ndjson(
+    path: str, side: str, start: int, stop: int, first_line: int, id_field: str,
+    content_field: str | None, strict: bool,
+) -> tuple[pl.DataFrame, list[dict]]:
+    """Records of one byte range of an NDJSON file (lines numbered from ``first_line``): line,
+    offset, length, doc_id, has_id; plus error rows. The files driver's scan.
+
+    The native kernel reads the ids (``_native.scan_lines``); the lines it declines (and every
+    line when a content field holds the document) are read by :func:`ingest.iter_records`,
+    which writes their error rows."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(stop - start)
+    errors = ErrorRows(strict)
+    schema = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
+              "has_id": pl.Boolean}
+    from .flatten import KERNEL, _native
+    if content_field is None and KERNEL == "native":
+        line, offset, length, doc_id, has_id, declined = _native.scan_lines(data, id_field)
+        native = pl.DataFrame([line, offset, length, doc_id, has_id], schema=schema)
+    else:
+        native, declined = pl.DataFrame(schema=schema), None
+    kept = []
+    if declined is None or declined:
+        lines = data.split(b"\n")
+        offsets = list(itertools.accumulate((len(raw) + 1 for raw in lines), initial=0))
+        picked = range(len(lines)) if declined is None else declined
+        # each parsed document is dropped at once: only its id is kept
+        kept = [
+            (r.line - first_line, offsets[r.line - first_line], len(r.raw), r.doc_id, r.has_id)
+            for r in iter_records(
+                ((first_line + i, lines[i]) for i in picked), side, path, id_field,
+                content_field, errors,
+            )
+        ]
+    table = pl.concat([native, pl.DataFrame(kept, schema=schema, orient="row")]).sort("line")
+    table = table.with_columns(pl.col("line") + first_line, pl.col("offset") + start)
+    return table.select(list(SCAN_SCHEMA)), errors.rows
+
+
+def read_pairs(
+    plan: pl.DataFrame, files: Mapping[str, str | Path], *, id_field: str,
+    fields: tuple[str | None, str | None] = (None, None), metadata: Sequence[str] = (),
+    strict: bool = False, empty_containers_are_null: bool = False, native: bool = True,
+) -> Pairs:
+    """The pairs of a pair plan's rows (doc_id and per side line, offset, length into an
+    NDJSON file already scanned). Whole records less the id, when ``native`` allows, are
+    flattened straight from their text (:func:`pairs_from_texts`); otherwise, or when the
+    kernel declines a line, the records are read as Python objects and paired by
+    :func:`build_pairs`, which writes their error and warning rows (``Pairs.errors``)."""
+    names = {s: str(p) for s, p in files.items()}
+    if native and fields == (None, None) and not metadata:
+        texts = {side: read_texts_at(files[side], plan[f"{side}_offset"].to_list(),
+                                     plan[f"{side}_length"].to_list()) for side in ("gt", "aio")}
+        pairs = pairs_from_texts(plan, texts, id_field, empty_containers_are_null, names)
+        if pairs is not None:
+            return pairs
+    recs = {}
+    for side, content_field in zip(("gt", "aio"), fields, strict=True):
+        recs[side] = read_records_at(
+            files[side], side, *(plan[f"{side}_{c}"].to_list()
+                                 for c in ("line", "offset", "length")), id_field, content_field,
+        )
+        if metadata:
+            take_metadata([r for r in recs[side] if r is not None], metadata,
+                          content_field is None, names[side])
+    return build_pairs(
+        zip(plan["doc_id"].to_list(), recs["gt"], recs["aio"], strict=True),
+        ErrorRows(strict), files=names, metadata=metadata,
+    )
+
+
+def plan_ndjson(
+    gt: str | Path, aio: str | Path, id_field: str, strict: bool
+) -> tuple[pl.DataFrame, list[dict], dict[str, int]]:
+    """The pair plan of two NDJSON files read whole in this process (:func:`scan_ndjson`, then
+    :func:`pair_records`): its rows for :func:`read_pairs`, the error rows of reading and
+    pairing, and the records read per side."""
+    errors = ErrorRows(strict)
+    tables, rows = {}, []
+    for side, path in (("gt", gt), ("aio", aio)):
+        size = Path(path).stat().st_size
+        tables[side], side_rows = scan_ndjson(str(path), side, 0, size, 1, id_field, None, strict)
+        rows += side_rows
+    n_read = {side: tables[side].height + sum(
+        1 for e in rows if e["source"] == side and e["severity"] == "error") for side in tables}
+    errors.rows = rows
+    plan = pair_records(tables["gt"], tables["aio"], id_field,
+                        {"gt": str(gt), "aio": str(aio)}, errors)
+    return plan, errors.rows, n_read
 
 
 def check_metadata_names(metadata: Sequence[str], id_field: str) -> None:

@@ -4,7 +4,7 @@ batch (core), and the batches' states are merged and finished (rates); see core.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from .calibration import calibration, check_confidence_sources, confidence_table
 from .config import Config, parse_config
 from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
-from .ingest import pair_inputs
+from .ingest import Pairs, pair_inputs, plan_ndjson, read_pairs
 from .layout import TABLES, RunWriter, check_partition_column, manifest, now
 from .rates import attribute_rates, finish
 from .schemas import ERRORS
@@ -156,32 +156,53 @@ def evaluate(
     started, clock = now(), Clock(progress)
     t = time.perf_counter()
     clock.start("read")
+    id_field = id_field or cfg.id_field
+    plain = (content_field is None and not metadata and not callable(safety) and not cfg.anls
+             and not cfg.confidence and _both_ndjson(gt, aio))
     with collector_paused():
-        pairs = pair_inputs(
-            gt, aio, id_field=id_field or cfg.id_field, content_field=content_field,
-            json_column=json_column, strict=strict, metadata=metadata,
-        )
-    if safety is not None:
-        pairs = pairs.with_safety(safety)
+        if plain:  # read as the files driver reads: native id scan, then batches from text
+            plan, rows, n_read = plan_ndjson(gt, aio, id_field, strict)
+            batches = _plan_batches(plan, {"gt": gt, "aio": aio}, id_field, cfg, strict,
+                                    safety, batch_size)
+            total = plan.height
+        else:
+            pairs = pair_inputs(
+                gt, aio, id_field=id_field, content_field=content_field,
+                json_column=json_column, strict=strict, metadata=metadata,
+            )
+            if safety is not None:
+                pairs = pairs.with_safety(safety)
+            rows, n_read, total = pairs.errors, pairs.n_read, len(pairs)
+            batches = iter(list(pairs.batches(batch_size)) or [pairs])
+            del pairs
     clock.laps["read_parse"] = time.perf_counter() - t
-    pairing_errors = pl.DataFrame(pairs.errors, schema=ERRORS)
+    pairing_errors = pl.DataFrame(rows, schema=ERRORS)
     parts: dict[str, list[pl.DataFrame]] = {name: [] for name in PER_DOCUMENT_TABLES}
     parts["errors"] = [pairing_errors]
-    states = [run_state(errors=pairing_errors, n_read=pairs.n_read)]
+    states = [run_state(errors=pairing_errors, n_read=n_read)]
     done = 0
-    # an input without pairs still gets one (empty) batch: it gives the tables their schemas
-    for batch_pairs in list(pairs.batches(batch_size)) or [pairs]:
+    while True:
+        t = time.perf_counter()
+        with collector_paused():
+            batch_pairs = next(batches, None)
+        clock.laps["read_parse"] += time.perf_counter() - t
+        if batch_pairs is None:
+            break
+        # a batch's own reading errors (records read back from text in this batch)
+        read_errors = pl.DataFrame(batch_pairs.errors if plain else [], schema=ERRORS)
         batch = score_batch(batch_pairs, cfg, semantic_scorer=semantic_scorer, strict=strict,
                             progress=progress)
         for name in parts:
             parts[name].append(getattr(batch, name))
+        if read_errors.height:
+            parts["errors"].insert(-1, read_errors)
+            states.append(run_state(errors=read_errors))
         states.append(batch.state)
         clock.add(batch.timings)
         done += len(batch_pairs)
         if progress:
-            progress("score", done, len(pairs))
-    n_read = pairs.n_read
-    del pairs, batch_pairs, batch  # the parsed documents are not needed past this point
+            progress("score", done, total)
+    del batch_pairs, batch  # the parsed documents are not needed past this point
     t = time.perf_counter()
     state = merge_states(states)
     attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
@@ -190,7 +211,7 @@ def evaluate(
     calibrated = None
     if confidence is not None:
         calibrated = calibration(tables["fields"], confidence_table(
-            confidence, id_field=id_field or cfg.id_field), tables["alignments"])
+            confidence, id_field=id_field), tables["alignments"])
     elif cfg.confidence:  # sibling confidence keys, in the fields' confidence column
         calibrated = calibration(tables["fields"])
     if bootstrap is not None:
@@ -204,3 +225,22 @@ def evaluate(
                           n_read=n_read, started=started, partition_by=None,
                           batch_size=batch_size),
     )
+
+
+def _both_ndjson(gt: Any, aio: Any) -> bool:
+    from .stream import is_ndjson  # the files driver's test: a path to NDJSON, not an array
+
+    return is_ndjson(gt) and is_ndjson(aio)
+
+
+def _plan_batches(
+    plan: pl.DataFrame, files: dict[str, Any], id_field: str, cfg: Config, strict: bool,
+    safety: Any, batch_size: int,
+) -> Iterator[Pairs]:
+    """The pairs of the plan, ``batch_size`` rows at a time, read back from the files
+    (:func:`ingest.read_pairs`); one empty batch for an empty plan (it gives the tables their
+    schemas)."""
+    for start in range(0, max(plan.height, 1), max(1, batch_size)):
+        pairs = read_pairs(plan.slice(start, batch_size), files, id_field=id_field,
+                           strict=strict, empty_containers_are_null=cfg.empty_containers_are_null)
+        yield pairs if safety is None else pairs.with_safety(safety)

@@ -40,7 +40,6 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from .bootstrap import with_intervals
@@ -48,22 +47,16 @@ from .calibration import calibration, check_confidence_sources, confidence_table
 from .config import Config, parse_config
 from .core import Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
-from .flatten import KERNEL, _native
 from .ingest import (
-    RECORD_SCHEMA,
     UTF8_BOM,
     ErrorRows,
     InputError,
     InputFileError,
-    build_pairs,
-    check_metadata_names,
     Pairs,
-    iter_records,
-    pairs_from_texts,
-    read_records_at,
-    read_texts_at,
+    check_metadata_names,
+    read_pairs,
+    scan_ndjson,
     starts_json_array,
-    take_metadata,
 )
 from .layout import RunWriter, check_partition_column, manifest, now, write_part
 from .pair_plan import SIDES, PairPlan
@@ -76,7 +69,6 @@ from .scorers import Scorer
 # with 10k, 2.2 GB with 20k, at the same speed; 10M peaks where 1M does (benchmarks/scale.py)
 STREAM_BATCH_SIZE = 8_000
 CHUNK_BYTES = 32 << 20  # scan task size: large enough to amortize a task, small for balance
-_SCAN_SCHEMA = {**RECORD_SCHEMA, "offset": pl.Int64, "length": pl.Int64}
 
 
 def score_files(
@@ -137,7 +129,7 @@ def score_files(
         # submitted alternately and taken in that order, so that finished chunks do not wait
         # long in this process; each side's chunks reach the plan in line order
         scans = [
-            (side, pool.submit(_scan_chunk, str(files[side]), side, start, stop, first_line,
+            (side, pool.submit(scan_ndjson, str(files[side]), side, start, stop, first_line,
                                id_field, fields[side], strict))
             for pair in itertools.zip_longest(*(
                 [(side, *bounds) for bounds in chunks[side][0]] for side in SIDES))
@@ -402,47 +394,10 @@ def _count_lines(path: str, start: int, stop: int) -> int:
         return f.read(stop - start).count(b"\n")
 
 
-def _scan_chunk(
-    path: str, side: str, start: int, stop: int, first_line: int, id_field: str,
-    content_field: str | None, strict: bool,
-) -> tuple[pl.DataFrame, list[dict]]:
-    """Records of one byte range: line, offset, length, doc_id, has_id; plus error rows.
-
-    The native kernel reads the ids (``_native.scan_lines``); the lines it declines (and every
-    line when a content field holds the document) are read by :func:`ingest.iter_records`,
-    which writes their error rows."""
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(stop - start)
-    errors = ErrorRows(strict)
-    schema = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
-              "has_id": pl.Boolean}
-    if content_field is None and KERNEL == "native":
-        line, offset, length, doc_id, has_id, declined = _native.scan_lines(data, id_field)
-        native = pl.DataFrame([line, offset, length, doc_id, has_id], schema=schema)
-    else:
-        native, declined = pl.DataFrame(schema=schema), None
-    kept = []
-    if declined is None or declined:
-        lines = data.split(b"\n")
-        offsets = list(itertools.accumulate((len(raw) + 1 for raw in lines), initial=0))
-        picked = range(len(lines)) if declined is None else declined
-        # each parsed document is dropped at once: only its id is kept
-        kept = [
-            (r.line - first_line, offsets[r.line - first_line], len(r.raw), r.doc_id, r.has_id)
-            for r in iter_records(
-                ((first_line + i, lines[i]) for i in picked), side, path, id_field,
-                content_field, errors,
-            )
-        ]
-    table = pl.concat([native, pl.DataFrame(kept, schema=schema, orient="row")]).sort("line")
-    table = table.with_columns(pl.col("line") + first_line, pl.col("offset") + start)
-    return table.select(list(_SCAN_SCHEMA)), errors.rows
-
-
 class _BatchTask:
-    """Score one batch of the pair plan in a worker: read its records back, pair them, run the
-    core, write its per-document tables as parts; return its state, error rows and times."""
+    """Score one batch of the pair plan in a worker: read its pairs back
+    (:func:`ingest.read_pairs`), run the core, write its per-document tables as parts; return
+    its state, error rows and times."""
 
     def __init__(self, files: dict[str, Path], config: Config,
                  fields: tuple[str | None, str | None], metadata: list[str], staging: str,
@@ -454,31 +409,16 @@ class _BatchTask:
 
     def __call__(self, number: int, plan: pl.DataFrame) -> tuple[RunState, pl.DataFrame, dict]:
         t = time.perf_counter()
-        pairs = self._from_texts(plan)
-        if pairs is not None:
-            read = time.perf_counter() - t
-            batch = score_batch(pairs, self.config, semantic_scorer=self.scorer,
-                                strict=self.strict)
-            return self._finish(number, pairs, batch, {"read_parse": read})
+        cfg = self.config
         # paused for the whole batch, so the collector's next pass comes after its documents
         # are freed instead of walking all of them (measured: 0.2 s per 20k-document batch)
         with collector_paused():
-            recs = {}
-            for side, field in zip(("gt", "aio"), self.fields, strict=True):
-                recs[side] = read_records_at(
-                    self.files[side], side, *(plan[f"{side}_{c}"].to_list()
-                                              for c in ("line", "offset", "length")),
-                    self.config.id_field, field,
-                )
-                if self.metadata:
-                    take_metadata([r for r in recs[side] if r is not None], self.metadata,
-                                  field is None, str(self.files[side]))
-            pairs = build_pairs(
-                zip(plan["doc_id"].to_list(), recs["gt"], recs["aio"], strict=True),
-                ErrorRows(self.strict), files={s: str(p) for s, p in self.files.items()},
-                metadata=self.metadata,
+            pairs = read_pairs(
+                plan, self.files, id_field=cfg.id_field, fields=self.fields,
+                metadata=self.metadata, strict=self.strict,
+                empty_containers_are_null=cfg.empty_containers_are_null,
+                native=not (cfg.confidence or cfg.anls or self.safety is not None),
             )
-            del recs
             if self.safety is not None:
                 pairs = pairs.with_safety(self.safety)
             elif "_safety" in plan.columns:
@@ -486,26 +426,8 @@ class _BatchTask:
                 pairs = pairs.with_safety(dict(zip(known["doc_id"], known["_safety"],
                                                    strict=True)))
             read = time.perf_counter() - t
-            batch = score_batch(pairs, self.config, semantic_scorer=self.scorer,
-                                strict=self.strict)
+            batch = score_batch(pairs, cfg, semantic_scorer=self.scorer, strict=self.strict)
         return self._finish(number, pairs, batch, {"read_parse": read})
-
-    def _from_texts(self, plan: pl.DataFrame) -> Pairs | None:
-        """The batch flattened natively from its lines when nothing needs the records as
-        Python objects (no content field, metadata, sibling confidences, ANLS* or safety
-        callable) and the kernel takes every line; else None."""
-        cfg = self.config
-        if (self.fields != (None, None) or self.metadata or cfg.confidence or cfg.anls
-                or self.safety is not None):
-            return None
-        texts = {side: read_texts_at(self.files[side], plan[f"{side}_offset"].to_list(),
-                                     plan[f"{side}_length"].to_list()) for side in SIDES}
-        pairs = pairs_from_texts(plan, texts, cfg.id_field, cfg.empty_containers_are_null,
-                                 {s: str(p) for s, p in self.files.items()})
-        if pairs is not None and "_safety" in plan.columns:
-            known = plan.filter(pl.col("_safety").is_not_null())
-            pairs = pairs.with_safety(dict(zip(known["doc_id"], known["_safety"], strict=True)))
-        return pairs
 
     def _finish(self, number: int, pairs: Pairs, batch: Any, timings: dict
                 ) -> tuple[RunState, pl.DataFrame, dict]:

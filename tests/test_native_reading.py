@@ -1,6 +1,6 @@
-"""The files driver's native reading. The scan (stream._scan_chunk: the native id scan, with the
+"""The files driver's native reading. The scan (ingest.scan_ndjson: the native id scan, with the
 Python path for the lines it declines) against the scan as the Python path alone does it (the
-oracle below, which is what _scan_chunk was before the native kernel): the same records,
+oracle below, which is what the scan was before the native kernel): the same records,
 offsets, lengths, ids and error rows, for hostile lines too. Then the batches: plain ones never
 become Python documents, and a declined line still gets its warning row."""
 
@@ -14,7 +14,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from jsoneval_polars.ingest import ErrorRows, iter_records
-from jsoneval_polars.stream import _scan_chunk
+from jsoneval_polars.ingest import scan_ndjson
 
 LINES = [
     b'\xef\xbb\xbf{"doc_id": "bom", "a": 1}',
@@ -68,7 +68,7 @@ def test_scan_matches_the_python_scan(tmp_path, cut: int):
     path.write_bytes(b"\n".join(LINES) + b"\n")
     start = sum(len(line) + 1 for line in LINES[:cut])  # a range starting at a later line
     stop = path.stat().st_size
-    got, got_errors = _scan_chunk(str(path), "gt", start, stop, cut + 1, "doc_id", None, False)
+    got, got_errors = scan_ndjson(str(path), "gt", start, stop, cut + 1, "doc_id", None, False)
     want, want_errors = oracle(str(path), "gt", start, stop, cut + 1, "doc_id")
     assert_frame_equal(got.select(want.columns), want)
     assert got_errors == want_errors
@@ -83,7 +83,7 @@ def test_scan_of_many_plain_lines_is_native(tmp_path):
     path = tmp_path / "gt.ndjson"
     lines = [json.dumps({"doc_id": f"d{i}", "v": i}).encode() for i in range(5000)]
     path.write_bytes(b"\n".join(lines))
-    got, errors = _scan_chunk(str(path), "gt", 0, path.stat().st_size, 1, "doc_id", None, False)
+    got, errors = scan_ndjson(str(path), "gt", 0, path.stat().st_size, 1, "doc_id", None, False)
     assert got["doc_id"].to_list() == [f"d{i}" for i in range(5000)]
     assert got["line"].to_list() == list(range(1, 5001))
     assert got["length"].to_list() == [len(line) for line in lines]
@@ -97,7 +97,7 @@ def _lines(path, rows) -> None:
 def test_plain_batches_never_become_python_documents(tmp_path, monkeypatch):
     """A run of plain records is read natively end to end: the Python record path is never
     taken, and the tables equal the in-memory run (which flattens Python documents)."""
-    from jsoneval_polars import evaluate, stream
+    from jsoneval_polars import evaluate, ingest, stream
     from jsoneval_polars.results import read_results
 
     gt = [{"doc_id": f"d{i}", "name": f"Item {i}", "n": i / 4, "items": [{"a": i}, {"a": -i}]}
@@ -110,7 +110,7 @@ def test_plain_batches_never_become_python_documents(tmp_path, monkeypatch):
     def refused(*args, **kwargs):
         raise AssertionError("a plain batch took the Python record path")
 
-    monkeypatch.setattr(stream, "read_records_at", refused)
+    monkeypatch.setattr(ingest, "read_records_at", refused)
     stream.score_files(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson", tmp_path / "out",
                        batch_size=100)
     streamed = read_results(tmp_path / "out")

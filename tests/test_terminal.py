@@ -83,6 +83,9 @@ def test_ctrl_c_stops_with_one_line_and_keeps_the_previous_results(tmp_path):
          "--batch-size", "2000", "--workers", "2"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        # with Ctrl-C's default action, as in a terminal: a job started in the background
+        # (a CI script's `( ... ) &`) inherits SIGINT ignored, and Python keeps it ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     while not any(out.glob(".jsoneval-*/documents/*.parquet")) and p.poll() is None:
         time.sleep(0.05)  # wait until batches are being written

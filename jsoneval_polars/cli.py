@@ -199,8 +199,9 @@ def _score(args: SimpleNamespace) -> int:
         if id_field in table.columns and id_field != "doc_id":
             table = table.rename({id_field: "doc_id"})
         safety = table
+    from .ingest import is_ndjson
     from .scorers import CachedScorer, scorer_from_name
-    from .stream import is_ndjson, score_files
+    from .stream import score_files
 
     if args.stream and not args.quiet:
         print("jsoneval: note: --stream is deprecated and has no effect: NDJSON inputs are "

@@ -412,6 +412,38 @@ def starts_json_array(head: bytes) -> bool:
     return False
 
 
+def ndjson_path(source: Any, side: str) -> Path:
+    """``source`` as the path of an NDJSON file, or an :class:`InputFileError` saying why not
+    (not a file, a table format, a JSON array)."""
+    if not isinstance(source, str | Path):
+        raise InputFileError(f"{side}: streaming scores NDJSON files; got {type(source).__name__} "
+                         "(use evaluate() for tables and lists of records)")
+    path = Path(source)
+    if not path.is_file():
+        raise InputFileError(f"{side} input {path} does not exist or is not a file")
+    if path.suffix.lower() in (".parquet", ".arrow", ".ipc", ".feather"):
+        raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
+                         f"{path.suffix} files with evaluate()")
+    with open(path, "rb") as f:
+        head = f.read(4096)
+        if head.removeprefix(UTF8_BOM).lstrip()[:1] == b"[":  # its first line decides
+            head += f.readline(1 << 20) + f.readline(4096)
+    if starts_json_array(head):
+        raise InputFileError(f"{side} input {path} holds a JSON array; streaming reads NDJSON "
+                         "(one record per line): score it with evaluate()")
+    return path
+
+
+def is_ndjson(source: Any) -> bool:
+    """Whether ``source`` is an NDJSON file this driver reads (not Parquet/Arrow, not an
+    array)."""
+    try:
+        ndjson_path(source, "input")
+    except InputError:
+        return False
+    return True
+
+
 def screen_keyed_rows(
     rows: pl.DataFrame, id_field: str, null_messages: Mapping[str, str], *, strict: bool
 ) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -16,7 +16,7 @@ from .calibration import calibration, check_confidence_sources, confidence_table
 from .config import Config, parse_config
 from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
-from .ingest import Pairs, pair_inputs, plan_ndjson, read_pairs
+from .ingest import Pairs, is_ndjson, pair_inputs, plan_ndjson, read_pairs
 from .layout import TABLES, RunWriter, check_partition_column, manifest, now
 from .rates import attribute_rates, finish
 from .schemas import ERRORS
@@ -228,8 +228,6 @@ def evaluate(
 
 
 def _both_ndjson(gt: Any, aio: Any) -> bool:
-    from .stream import is_ndjson  # the files driver's test: a path to NDJSON, not an array
-
     return is_ndjson(gt) and is_ndjson(aio)
 
 

@@ -47,15 +47,13 @@ from .config import Config, parse_config
 from .core import Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
 from .ingest import (
-    UTF8_BOM,
     ErrorRows,
     InputError,
-    InputFileError,
     Pairs,
     check_metadata_names,
+    ndjson_path,
     read_pairs,
     scan_ndjson,
-    starts_json_array,
 )
 from .layout import RunWriter, check_partition_column, manifest, now, write_part
 from .pair_plan import SIDES, PairPlan
@@ -109,7 +107,7 @@ def score_files(
     gt_field, aio_field = (
         content_field if isinstance(content_field, tuple) else (content_field, content_field)
     )
-    files = {"gt": _ndjson_path(gt, "gt"), "aio": _ndjson_path(aio, "aio")}
+    files = {"gt": ndjson_path(gt, "gt"), "aio": ndjson_path(aio, "aio")}
     metadata = list(dict.fromkeys([*metadata, *by, *([partition_by] if partition_by else [])]))
     check_metadata_names(metadata, id_field)
     if workers is None and sum(p.stat().st_size for p in files.values()) <= CHUNK_BYTES:
@@ -241,36 +239,6 @@ def balanced_batch_size(n: int, batch_size: int, workers: int) -> int:
     batches = -(-n // max(1, batch_size))
     batches = max(workers, -(-batches // workers) * workers)
     return max(1, -(-n // batches))
-
-
-def _ndjson_path(source: Any, side: str) -> Path:
-    if not isinstance(source, str | Path):
-        raise InputFileError(f"{side}: streaming scores NDJSON files; got {type(source).__name__} "
-                         "(use evaluate() for tables and lists of records)")
-    path = Path(source)
-    if not path.is_file():
-        raise InputFileError(f"{side} input {path} does not exist or is not a file")
-    if path.suffix.lower() in (".parquet", ".arrow", ".ipc", ".feather"):
-        raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
-                         f"{path.suffix} files with evaluate()")
-    with open(path, "rb") as f:
-        head = f.read(4096)
-        if head.removeprefix(UTF8_BOM).lstrip()[:1] == b"[":  # its first line decides
-            head += f.readline(1 << 20) + f.readline(4096)
-    if starts_json_array(head):
-        raise InputFileError(f"{side} input {path} holds a JSON array; streaming reads NDJSON "
-                         "(one record per line): score it with evaluate()")
-    return path
-
-
-def is_ndjson(source: Any) -> bool:
-    """Whether ``source`` is an NDJSON file this driver reads (not Parquet/Arrow, not an
-    array)."""
-    try:
-        _ndjson_path(source, "input")
-    except InputError:
-        return False
-    return True
 
 
 def _safety_table(safety: Any) -> pl.DataFrame | None:

@@ -2,9 +2,9 @@
 
     python benchmarks/backend.py [--n 20000] [--repeats 5] [--ref REV] [--lines | --profile]
 
-Documents are parsed and flattened once; ``pipeline.flatten`` is then stubbed to hand back those
-tables, so each run of ``pipeline._score_batch`` times only the code after the flatten lap, with
-the stage clock that ``evaluate`` reports. The package is imported from a copy (the working
+Documents are parsed and flattened once and handed to the batch core as already flattened
+(``Pairs.flat``, as the files driver hands its batches), so each run of ``core.score_batch``
+times only the code after the flatten lap, with the stage clock that ``evaluate`` reports. The package is imported from a copy (the working
 tree's, and with ``--ref`` the one committed at REV under another name), so edits made while it
 runs do not mix in; the two alternate on the same flattened batch and their tables are compared
 (the machine is shared and noisy: compare within one run, by medians; the cpu row, summed over
@@ -18,8 +18,8 @@ import cProfile
 import dataclasses
 import importlib
 import io
-import os
 import itertools
+import os
 import pstats
 import shutil
 import statistics
@@ -43,7 +43,7 @@ def _records(path: Path, n: int) -> list[dict]:
 
 
 def _package(ref: str | None, name: str):
-    """The pipeline module of a copy of the package: the working tree's (``ref`` None) or the
+    """The core module of a copy of the package: the working tree's (``ref`` None) or the
     one committed at ``ref``. Copies keep a run apart from edits made meanwhile; they get this
     tree's native kernel, but the Python walker flattens (JSONEVAL_PURE_PYTHON: only the back
     end is timed here)."""
@@ -62,20 +62,15 @@ def _package(ref: str | None, name: str):
         shutil.copy(native, tmp / "jsoneval_polars" / native.name)
     (tmp / "jsoneval_polars").rename(tmp / name)
     sys.path.insert(0, str(tmp))
-    return importlib.import_module(f"{name}.pipeline")
+    return importlib.import_module(f"{name}.core")
 
 
-def _run(pipeline, pairs, config, safety, flat) -> tuple[dict[str, float], dict]:
-    """One back-end pass over the batch; flatten is served from ``flat``."""
-    served = iter(flat)
-    pipeline.flatten = lambda docs, **kw: dataclasses.replace(next(served))
-    status, errors = list(pairs.aio_status), []
-    clock = pipeline._Clock()
-    tables = pipeline._score_batch(
-        pairs, 0, len(pairs.doc_ids), config, safety, status, errors, clock,
-        semantic_scorer=None, strict=False,
-    )
-    return {s: clock.laps[s] for s in STAGES}, tables
+def _run(core, pairs, config, flat) -> tuple[dict[str, float], dict]:
+    """One back-end pass over the batch, its sides flattened beforehand (``flat``)."""
+    batch = core.score_batch(dataclasses.replace(pairs, flat=tuple(map(dataclasses.replace, flat))),
+                             config)
+    tables = {t: getattr(batch, t) for t in core.PER_DOCUMENT_TABLES}
+    return {s: batch.timings[s] for s in STAGES}, tables
 
 
 def _by_line(fn) -> None:
@@ -126,31 +121,31 @@ def main() -> None:
         variants = {"ref": _package(args.ref, "jsoneval_polars_ref"), **variants}
     new = importlib.import_module("jsoneval_polars_new")
     ingest = importlib.import_module("jsoneval_polars_new.ingest")
+    flatten = importlib.import_module("jsoneval_polars_new.flatten").flatten
 
     data = Path(args.data)
     config = new.load_config(ROOT / "jsoneval_polars" / "sample" / "config.json")
     pairs = ingest.pair_inputs(
         _records(data / "gt.ndjson", args.n), _records(data / "aio.ndjson", args.n)
     )
-    safety = ingest.safety_lookup(None, pairs.doc_ids, pairs.gt, pairs.aio)
-    flatten = variants["new"].flatten
     opts = {"empty_containers_are_null": config.empty_containers_are_null}
     gt_flat = flatten(pairs.gt, **opts)
     aio_flat = flatten(pairs.aio, item_base=gt_flat.next_item, **opts)
     flat = (gt_flat, aio_flat)
-    print(f"{len(pairs.doc_ids)} pairs, {gt_flat.leaves.height + aio_flat.leaves.height} leaves, "
+    pairs = dataclasses.replace(pairs, gt=[], aio=[])
+    print(f"{len(pairs)} pairs, {gt_flat.leaves.height + aio_flat.leaves.height} leaves, "
           f"{pl.thread_pool_size()} Polars threads")
 
     if args.lines:
-        _run(variants["new"], pairs, config, safety, flat)  # warm-up
-        _by_line(lambda: _run(variants["new"], pairs, config, safety, flat))
+        _run(variants["new"], pairs, config, flat)  # warm-up
+        _by_line(lambda: _run(variants["new"], pairs, config, flat))
         return
 
     if args.profile:
-        _run(variants["new"], pairs, config, safety, flat)  # warm-up
+        _run(variants["new"], pairs, config, flat)  # warm-up
         prof = cProfile.Profile()
         prof.enable()
-        laps, _ = _run(variants["new"], pairs, config, safety, flat)
+        laps, _ = _run(variants["new"], pairs, config, flat)
         prof.disable()
         print({k: round(v, 3) for k, v in laps.items()})
         out = io.StringIO()
@@ -163,8 +158,8 @@ def main() -> None:
 
     results: dict[str, list[dict[str, float]]] = {v: [] for v in variants}
     tables = {}
-    for name, pipeline in variants.items():  # warm-up (imports, rapidfuzz, regex caches)
-        _, tables[name] = _run(pipeline, pairs, config, safety, flat)
+    for name, core in variants.items():  # warm-up (imports, rapidfuzz, regex caches)
+        _, tables[name] = _run(core, pairs, config, flat)
     if "ref" in tables:
         from polars.testing import assert_frame_equal
 
@@ -176,14 +171,14 @@ def main() -> None:
                 print(f"{t}: equal within float tolerance only: {str(exc).splitlines()[0]}")
         print("batch tables equal to the reference")
     for _ in range(args.repeats):
-        for name, pipeline in variants.items():
+        for name, core in variants.items():
             t, cpu = time.perf_counter(), time.process_time()
-            laps, _ = _run(pipeline, pairs, config, safety, flat)
+            laps, _ = _run(core, pairs, config, flat)
             laps["total"] = time.perf_counter() - t
             laps["cpu"] = time.process_time() - cpu  # all threads: less sensitive to neighbours
             results[name].append(laps)
 
-    n = len(pairs.doc_ids)
+    n = len(pairs)
     print(f"median of {args.repeats} (seconds; µs per document in brackets)")
     header = f"{'stage':<10}" + "".join(f"{v:>20}" for v in variants)
     print(header + ("       ratio" if len(variants) == 2 else ""))

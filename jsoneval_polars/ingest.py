@@ -277,12 +277,10 @@ def _records_from_objects(
     return out
 
 
-def _records_from_table(
-    table: pl.DataFrame, side: Side, id_field: str, json_column: str | None, errors: ErrorRows
-) -> list[Record]:
-    """A table with an id column (optional) and one JSON-text or struct column."""
-    others = [c for c in table.columns if c != id_field]
+def _json_column(table: pl.DataFrame, side: Side, id_field: str, json_column: str | None) -> str:
+    """The table's JSON column: ``json_column``, or the one column besides the id."""
     if json_column is None:
+        others = [c for c in table.columns if c != id_field]
         if len(others) != 1:
             raise InputError(
                 f"{side} table: name the JSON column (json_column=...); columns are {table.columns}"
@@ -290,28 +288,45 @@ def _records_from_table(
         json_column = others[0]
     if json_column not in table.columns:
         raise InputError(f"{side} table has no column '{json_column}'; columns: {table.columns}")
+    return json_column
+
+
+def _record_from_text(
+    text: str | None, row: int, doc_id: str | None, has_id: bool, side: Side, json_column: str,
+    errors: ErrorRows,
+) -> Record | None:
+    """The record of one JSON-text cell (``row`` is 1-based), or None after its error row."""
+    if text is None:
+        errors.add(side, None, row, doc_id, f"column '{json_column}' is null")
+        return None
+    raw = text.encode("utf-8")
+    try:
+        content, notes = _parse_json(raw)
+    except ValueError as exc:
+        if side == "aio":  # raw model text: extraction decides (SPEC §8)
+            return Record(doc_id, text, row, has_id)
+        errors.add(side, None, row, doc_id, f"not valid JSON: {exc}")
+        return None
+    return Record(doc_id, content, row, has_id, raw, notes, content)
+
+
+def _records_from_table(
+    table: pl.DataFrame, side: Side, id_field: str, json_column: str | None, errors: ErrorRows
+) -> list[Record]:
+    """A table with an id column (optional) and one JSON-text or struct column."""
+    json_column = _json_column(table, side, id_field, json_column)
     col = table[json_column]
     ids = table[id_field].cast(pl.String).to_list() if id_field in table.columns else None
-    meta_cols = [c for c in others if c != json_column]
+    meta_cols = [c for c in table.columns if c not in (id_field, json_column)]
     metas = table.select(meta_cols).to_dicts() if meta_cols else None
     has_id = ids is not None
     out = []
     if col.dtype == pl.String:
         for i, text in enumerate(col.to_list(), start=1):
-            doc_id = ids[i - 1] if ids else None
-            if text is None:
-                errors.add(side, None, i, doc_id, f"column '{json_column}' is null")
-                continue
-            raw = text.encode("utf-8")
-            try:
-                content, notes = _parse_json(raw)
-            except ValueError as exc:
-                if side == "aio":  # raw model text: extraction decides (SPEC §8)
-                    out.append(Record(doc_id, text, i, has_id))
-                else:
-                    errors.add(side, None, i, doc_id, f"not valid JSON: {exc}")
-                continue
-            out.append(Record(doc_id, content, i, has_id, raw, notes, content))
+            rec = _record_from_text(text, i, ids[i - 1] if ids else None, has_id, side,
+                                    json_column, errors)
+            if rec is not None:
+                out.append(rec)
     elif isinstance(col.dtype, pl.Struct):
         for i, content in enumerate(col.to_list(), start=1):
             out.append(Record(ids[i - 1] if ids else None, content, i, has_id))
@@ -323,6 +338,23 @@ def _records_from_table(
         for r in out:
             r.meta = metas[r.line - 1]
     return out
+
+
+def table_source(source: Any) -> tuple[pl.DataFrame, str | None] | None:
+    """A table input as a DataFrame and its file name (None in memory): a Parquet or Arrow IPC
+    file, a Polars frame, any Arrow producer; None for other inputs."""
+    if isinstance(source, str | Path):
+        path = Path(source)
+        suffix = path.suffix.lower()
+        if not path.is_file() or suffix not in (".parquet", ".arrow", ".ipc", ".feather"):
+            return None
+        read = pl.read_parquet if suffix == ".parquet" else pl.read_ipc
+        return read(path), str(path)
+    if isinstance(source, pl.LazyFrame):
+        source = source.collect()
+    if not isinstance(source, pl.DataFrame) and hasattr(source, "__arrow_c_stream__"):
+        source = pl.DataFrame(source)  # pyarrow tables and other Arrow producers
+    return (source, None) if isinstance(source, pl.DataFrame) else None
 
 
 def read_records(
@@ -340,11 +372,9 @@ def read_records(
         name = str(path)
         if not path.is_file():
             raise InputFileError(f"{side} input {name} does not exist or is not a file")
-        suffix = path.suffix.lower()
-        if suffix == ".parquet":
-            return _records_from_table(pl.read_parquet(path), side, id_field, json_column, errors), name
-        if suffix in (".arrow", ".ipc", ".feather"):
-            return _records_from_table(pl.read_ipc(path), side, id_field, json_column, errors), name
+        table = table_source(path)
+        if table is not None:
+            return _records_from_table(table[0], side, id_field, json_column, errors), name
         data = path.read_bytes().removeprefix(UTF8_BOM)
         if starts_json_array(data):
             try:
@@ -372,12 +402,9 @@ def read_records(
         lines = enumerate(data.split(b"\n"), start=1)
         recs = list(iter_records(lines, side, name, id_field, content_field, errors))
         return recs, name
-    if isinstance(source, pl.LazyFrame):
-        source = source.collect()
-    if not isinstance(source, pl.DataFrame) and hasattr(source, "__arrow_c_stream__"):
-        source = pl.DataFrame(source)  # pyarrow tables and other Arrow producers
-    if isinstance(source, pl.DataFrame):
-        return _records_from_table(source, side, id_field, json_column, errors), None
+    table = table_source(source)
+    if table is not None:
+        return _records_from_table(table[0], side, id_field, json_column, errors), None
     if isinstance(source, Sequence) and not isinstance(source, str | bytes):
         return _records_from_objects(source, side, id_field, content_field, errors), None
     raise InputError(
@@ -696,23 +723,23 @@ def read_records_at(
 
 
 def pairs_from_texts(
-    plan: pl.DataFrame, texts: Mapping[str, list[bytes | None]], id_field: str,
+    plan: pl.DataFrame, texts: Mapping[str, list[bytes | None]], skip: str | None,
     empty_containers_are_null: bool, files: Mapping[str, str | None],
 ) -> Pairs | None:
-    """The pairs of a batch of paired NDJSON lines (``plan``: doc_id and per side its line,
-    None where absent) flattened straight from their text, whole records less the id; None
-    when the native kernel declines a line (then the caller reads the records as Python
-    objects, which gives the errors and warnings, SPEC §9).
+    """The pairs of a batch of paired JSON texts (``plan``: doc_id and per side its line,
+    None where absent) flattened straight from their text, less the root member ``skip`` (an
+    NDJSON record's id); None when the native kernel declines a text (then the caller reads
+    the records as Python objects, which gives the errors and warnings, SPEC §9).
 
     Every line the kernel takes is a JSON object with no repeated key and no number beyond a
     double: :func:`build_pairs` would find nothing to report, so the table is its table."""
     from .flatten import flatten_texts
 
-    gt = flatten_texts(texts["gt"], skip=id_field,
+    gt = flatten_texts(texts["gt"], skip=skip,
                        empty_containers_are_null=empty_containers_are_null)
     if gt is None:
         return None
-    aio = flatten_texts(texts["aio"], skip=id_field, item_base=gt.next_item,
+    aio = flatten_texts(texts["aio"], skip=skip, item_base=gt.next_item,
                         empty_containers_are_null=empty_containers_are_null)
     if aio is None:
         return None
@@ -822,6 +849,93 @@ def plan_ndjson(
     plan = pair_records(tables["gt"], tables["aio"], id_field,
                         {"gt": str(gt), "aio": str(aio)}, errors)
     return plan, errors.rows, n_read
+
+
+@dataclass
+class TablePlan:
+    """Two tables' JSON-text columns paired without parsing the texts in Python: the in-memory
+    driver's reading of table inputs (Parquet, Arrow, Polars, DuckDB results), as
+    :func:`plan_ndjson` is of NDJSON files.
+
+    ``plan`` has ``doc_id`` and per side ``line`` (the 1-based row) and ``row``; ``texts``
+    the UTF-8 text of each row of each side. ``records`` are the rows that are not JSON as the
+    kernel reads it (``_native.unreadable_texts``: invalid text, NaN, lone surrogates, deep
+    nesting) and null cells, read by the Python path when the plan was made: their error rows
+    come first, and pairing sees the records :func:`pair_inputs` would. ``errors`` and
+    ``n_read`` are those of reading and pairing."""
+
+    plan: pl.DataFrame
+    texts: dict[str, list[bytes | None]]
+    records: dict[str, dict[int, Record]]
+    files: dict[str, str | None]
+    errors: list[dict]
+    n_read: dict[str, int]
+
+    def read_pairs(self, plan: pl.DataFrame, *, strict: bool = False,
+                   empty_containers_are_null: bool = False) -> Pairs:
+        """The pairs of some of the plan's rows: flattened from their text when all are JSON
+        and the walk takes them (no repeated key, no number beyond a double, object roots),
+        else read as Python records and paired by :func:`build_pairs` (its error and warning
+        rows in ``Pairs.errors``)."""
+        rows = {side: plan[f"{side}_row"].to_list() for side in ("gt", "aio")}
+        texts = {side: [None if r is None else self.texts[side][r] for r in rows[side]]
+                 for side in rows}
+        if not any(r in self.records[side] for side in rows for r in rows[side]):
+            pairs = pairs_from_texts(plan, texts, None, empty_containers_are_null, self.files)
+            if pairs is not None:
+                return pairs
+        recs = {
+            side: [None if r is None else self.records[side].get(r) or _record_from_text(
+                text.decode(), r + 1, doc_id, True, side, "", ErrorRows(strict))
+                for r, text, doc_id in zip(rows[side], texts[side], plan["doc_id"], strict=True)]
+            for side in rows
+        }
+        return build_pairs(zip(plan["doc_id"].to_list(), recs["gt"], recs["aio"], strict=True),
+                           ErrorRows(strict), files=self.files)
+
+
+def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
+                strict: bool) -> TablePlan | None:
+    """The :class:`TablePlan` of two table inputs whose JSON columns hold text; None for other
+    inputs (a struct column, a file that is not a table, no native kernel), which
+    :func:`pair_inputs` reads."""
+    from .flatten import KERNEL, _native
+
+    sources = {"gt": table_source(gt), "aio": table_source(aio)}
+    if KERNEL != "native" or None in sources.values():
+        return None
+    columns = {side: _json_column(table, side, id_field, json_column)
+               for side, (table, _) in sources.items()}
+    if any(sources[side][0][columns[side]].dtype != pl.String for side in sources):
+        return None
+    errors = ErrorRows(strict)
+    tables, texts, records, files, n_read = {}, {}, {}, {}, {}
+    for side, (table, files[side]) in sources.items():
+        column, has_id = table[columns[side]], id_field in table.columns
+        ids = table[id_field].cast(pl.String) if has_id else pl.repeat(
+            None, table.height, dtype=pl.String, eager=True)
+        values = column.to_list()
+        texts[side] = [None if t is None else t.encode("utf-8") for t in values]
+        # null cells and text that is not JSON, in row order: read as pair_inputs reads them
+        aside = sorted({*column.is_null().arg_true().to_list(),
+                        *_native.unreadable_texts(texts[side])})
+        records[side], dropped = {}, []
+        for row in aside:
+            rec = _record_from_text(values[row], row + 1, ids[row], has_id, side,
+                                    columns[side], errors)
+            if rec is None:
+                dropped.append(row)
+            else:
+                records[side][row] = rec
+        tables[side] = pl.DataFrame({
+            "line": pl.int_range(1, table.height + 1, dtype=pl.Int64, eager=True),
+            "doc_id": ids,
+            "has_id": pl.repeat(has_id, table.height, dtype=pl.Boolean, eager=True),
+            "row": pl.int_range(0, table.height, dtype=pl.Int64, eager=True),
+        }).filter(~pl.col("row").is_in(pl.Series(dropped, dtype=pl.Int64).implode()))
+        n_read[side] = table.height  # each row is a record or an error row
+    plan = pair_records(tables["gt"], tables["aio"], id_field, files, errors)
+    return TablePlan(plan, texts, records, files, errors.rows, n_read)
 
 
 def check_metadata_names(metadata: Sequence[str], id_field: str) -> None:

@@ -3,6 +3,7 @@ batch (core), and the batches' states are merged and finished (rates); see core.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from .calibration import calibration, check_confidence_sources, confidence_table
 from .config import Config, parse_config
 from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, score_batch
 from .counts import RunState, merge_states, run_state
-from .ingest import Pairs, is_ndjson, pair_inputs, plan_ndjson, read_pairs
+from .ingest import Pairs, is_ndjson, pair_inputs, plan_ndjson, plan_tables, read_pairs
 from .layout import TABLES, RunWriter, check_partition_column, manifest, now
 from .rates import attribute_rates, finish
 from .schemas import ERRORS
@@ -157,13 +158,24 @@ def evaluate(
     t = time.perf_counter()
     clock.start("read")
     id_field = id_field or cfg.id_field
+    # whole documents as JSON text (NDJSON lines, table cells) go from text to the leaves
+    # table in batches; other inputs are read as Python objects first
     plain = (content_field is None and not metadata and not callable(safety) and not cfg.anls
-             and not cfg.confidence and _both_ndjson(gt, aio))
+             and not cfg.confidence)
+    reader = {"strict": strict, "empty_containers_are_null": cfg.empty_containers_are_null}
     with collector_paused():
-        if plain:  # read as the files driver reads: native id scan, then batches from text
+        if plain and _both_ndjson(gt, aio):  # as the files driver reads: an id scan first
             plan, rows, n_read = plan_ndjson(gt, aio, id_field, strict)
-            batches = _plan_batches(plan, {"gt": gt, "aio": aio}, id_field, cfg, strict,
-                                    safety, batch_size)
+            read = functools.partial(read_pairs, files={"gt": gt, "aio": aio},
+                                     id_field=id_field, **reader)
+        elif plain and (texts := plan_tables(gt, aio, id_field=id_field,
+                                             json_column=json_column, strict=strict)):
+            plan, rows, n_read = texts.plan, texts.errors, texts.n_read
+            read = functools.partial(texts.read_pairs, **reader)
+        else:
+            plain = False
+        if plain:
+            batches = _plan_batches(plan, read, safety, batch_size)
             total = plan.height
         else:
             pairs = pair_inputs(
@@ -232,13 +244,11 @@ def _both_ndjson(gt: Any, aio: Any) -> bool:
 
 
 def _plan_batches(
-    plan: pl.DataFrame, files: dict[str, Any], id_field: str, cfg: Config, strict: bool,
-    safety: Any, batch_size: int,
+    plan: pl.DataFrame, read: Callable[[pl.DataFrame], Pairs], safety: Any, batch_size: int,
 ) -> Iterator[Pairs]:
-    """The pairs of the plan, ``batch_size`` rows at a time, read back from the files
-    (:func:`ingest.read_pairs`); one empty batch for an empty plan (it gives the tables their
-    schemas)."""
+    """The pairs of the plan, ``batch_size`` rows at a time, read by ``read``
+    (:func:`ingest.read_pairs`, :meth:`ingest.TablePlan.read_pairs`); one empty batch for an
+    empty plan (it gives the tables their schemas)."""
     for start in range(0, max(plan.height, 1), max(1, batch_size)):
-        pairs = read_pairs(plan.slice(start, batch_size), files, id_field=id_field,
-                           strict=strict, empty_containers_are_null=cfg.empty_containers_are_null)
+        pairs = read(plan.slice(start, batch_size))
         yield pairs if safety is None else pairs.with_safety(safety)

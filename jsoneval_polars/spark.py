@@ -42,7 +42,7 @@ from .bootstrap import check_resamples, with_intervals
 from .config import Config, parse_config
 from .core import score_batch
 from .counts import RunState, run_state
-from .ingest import InputError, pair_inputs, screen_keyed_rows
+from .ingest import InputError, Pairs, pair_inputs, plan_tables, screen_keyed_rows
 from .layout import RunWriter, manifest, now
 from .pipeline import Result
 from .rates import finish
@@ -168,8 +168,7 @@ class _PartitionScorer:
                 usable.filter(pl.col("side") == side).select("doc_id", "json")
                 for side in ("gt", "aio")
             )
-            pairs = pair_inputs(gt, aio, id_field="doc_id", json_column="json",
-                                strict=self.strict)
+            pairs = _chunk_pairs(gt, aio, self.config, self.strict)
             if self.has_safety:
                 known = usable.filter(pl.col("safety").is_not_null())
                 pairs = pairs.with_safety(dict(zip(known["doc_id"], known["safety"], strict=True)))
@@ -193,6 +192,20 @@ class _PartitionScorer:
             if state.counts.height:
                 yield _tagged("state", state.counts)
             yield _tagged("totals", state.totals)
+
+
+def _chunk_pairs(gt: pl.DataFrame, aio: pl.DataFrame, config: Config, strict: bool) -> Pairs:
+    """The pairs of a chunk's (doc_id, json) rows: from their JSON text to the leaves table
+    (ingest.plan_tables), or as Python records where the documents themselves are needed
+    (ANLS*, sibling confidences) or the native kernel is missing."""
+    texts = None if config.anls or config.confidence else plan_tables(
+        gt, aio, id_field="doc_id", json_column="json", strict=strict)
+    if texts is None:
+        return pair_inputs(gt, aio, id_field="doc_id", json_column="json", strict=strict)
+    pairs = texts.read_pairs(texts.plan, strict=strict,
+                             empty_containers_are_null=config.empty_containers_are_null)
+    pairs.errors = texts.errors + pairs.errors
+    return pairs
 
 
 def _split_before_last_id(table: pa.Table) -> tuple[pa.Table, pa.Table]:

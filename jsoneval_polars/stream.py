@@ -400,8 +400,10 @@ class _BatchTask:
 
     def _finish(self, number: int, pairs: Pairs, batch: Any, timings: dict
                 ) -> tuple[RunState, pl.DataFrame, dict]:
+        t = time.perf_counter()
         for name in ("documents", "fields", "alignments", "counts"):
             write_part(self.staging, name, getattr(batch, name), number, self.partition_by)
+        timings = {**timings, "write": time.perf_counter() - t}
         pairing_errors = pl.DataFrame(pairs.errors, schema=ERRORS)
         errors = pl.concat([pairing_errors, batch.errors])
         if self.partition_by:

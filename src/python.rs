@@ -16,7 +16,7 @@ use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, Py
 
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
 use crate::node::Node;
-use crate::scan::{scan_lines as scan, without_bom};
+use crate::scan::{scan_lines as scan, unreadable, without_bom};
 
 /// One table, handed to Python through the Arrow C stream interface.
 #[pyclass(frozen, module = "jsoneval_polars._native")]
@@ -176,6 +176,18 @@ fn parse_count(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<usize> {
     Ok(py.detach(|| flatten::parse_only(&slices)))
 }
 
+/// Positions of the texts that are not JSON as the kernel reads it ([`unreadable`]); a
+/// BOM is not skipped here (inside a table cell it is not part of JSON text).
+#[pyfunction]
+fn unreadable_texts(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<Vec<usize>> {
+    let held = held_bytes(texts)?;
+    let slices: Vec<Option<&[u8]>> = held
+        .iter()
+        .map(|d| d.as_ref().map(|b| b.as_bytes()))
+        .collect();
+    Ok(py.detach(|| unreadable(&slices)))
+}
+
 fn held_bytes<'py>(texts: &Bound<'py, PyList>) -> PyResult<Vec<Option<Bound<'py, PyBytes>>>> {
     texts
         .iter()
@@ -325,6 +337,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flatten_json, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_objects, m)?)?;
     m.add_function(wrap_pyfunction!(parse_count, m)?)?;
+    m.add_function(wrap_pyfunction!(unreadable_texts, m)?)?;
     m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
     let _ = DataType::Utf8View; // the string columns' type

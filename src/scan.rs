@@ -57,6 +57,26 @@ fn read_line(raw: &[u8], id_field: &str) -> Line {
     }
 }
 
+/// Positions of the texts that are not JSON as the kernel reads it (validated within serde_json's
+/// nesting limit, nothing kept), on the rayon pool. A table reader asks before pairing: those
+/// records alone are read by the Python path at once (an error row, or raw model text), so
+/// pairing sees the records it always has; the others are JSON, and a batch of them goes
+/// from text to the leaves table unless the walk declines one (then it is read in Python).
+pub fn unreadable(texts: &[Option<&[u8]>]) -> Vec<usize> {
+    texts
+        .par_iter()
+        .with_min_len(64)
+        .enumerate()
+        .filter(|(_, t)| t.is_some_and(|t| !is_json(t)))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn is_json(text: &[u8]) -> bool {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    Skip.deserialize(&mut de).is_ok() && de.end().is_ok()
+}
+
 /// A value validated and dropped. Not serde's `IgnoredAny`: serde_json skips that without its
 /// nesting limit, and a record nested past it must go to the Python path, as in the text path.
 struct Skip;
@@ -250,5 +270,24 @@ mod tests {
             "]".repeat(100)
         );
         assert_eq!(scan_lines(ok.as_bytes(), "id").line, [0]);
+    }
+
+    #[test]
+    fn unreadable_texts_are_those_serde_json_refuses() {
+        let deep = format!("[{}]", "[".repeat(200) + &"]".repeat(200));
+        let texts: Vec<Option<&[u8]>> = vec![
+            Some(br#"{"a": [1, {"b": null}], "a": 2}"#),
+            None,
+            Some(b"[1, 2]"),
+            Some(br#"{"a": 1e999}"#),
+            Some(b"{\"a\": NaN}"),
+            Some(b"\xef\xbb\xbf{}"),
+            Some(br#"{"big": 123456789012345678901234567890}"#),
+            Some(b"not json"),
+            Some(b"{} {}"),
+            Some(deep.as_bytes()),
+            Some(br#""\ud800""#),
+        ];
+        assert_eq!(unreadable(&texts), vec![4, 5, 7, 8, 9, 10]);
     }
 }

@@ -141,3 +141,114 @@ def test_a_declined_line_costs_its_batch_the_python_path_not_its_warning(tmp_pat
     assert_frame_equal(streamed.errors.sort("source", "line"), whole.errors.sort("source", "line"))
     key = ["doc_id", "path"]
     assert_frame_equal(streamed.fields.sort(key), whole.fields.sort(key))
+
+
+# table cells: JSON text in a column, hostile rows among plain ones (None: a null cell)
+CELLS = {
+    "gt": [('{"a": 1, "name": "Acme", "items": [{"q": 1}, {"q": 2}]}', "t1"),
+           (None, "t2"),
+           ('{"a": 2, "a": 3}', "t3"),
+           ("not json", "t4"),
+           ('{"a": 1e999, "big": 123456789012345678901234567890}', "t5"),
+           ("[1, 2]", "t6"),
+           ('"a string"', "t7"),
+           ('\ufeff{"a": 1}', "t8"),
+           ('{"a": NaN}', "t9"),
+           ('{"a": 4, "name": "Beta"}', "t1"),  # a repeated id
+           ('{"a": 5, "name": "Gamma ÉTÉ"}', None),  # no id
+           *((f'{{"a": {i}, "name": "N{i}", "items": [{{"q": {i}}}]}}', f"p{i}")
+             for i in range(40))],
+    "aio": [('{"a": 1, "name": "ACME", "items": [{"q": 2}, {"q": 1}]}', "t1"),
+            ('{"a": 1}', "t2"),
+            ('Sure! ```json\n{"a": 3}\n```', "t3"),
+            ('{"a": 1}', "t4"),
+            ('{"a": 1e999}', "t5"),
+            ("[1]", "t6"),
+            ("42", "t7"),
+            (None, "t8"),
+            ('{"a": Infinity}', "t9"),
+            ('{"x": 1}', "only-aio"),
+            *((f'{{"a": {i}, "name": "n{i}", "items": [{{"q": {i + 1}}}]}}', f"p{i}")
+              for i in range(39, -1, -1))],
+}
+
+
+def _table(side: str, rows=None) -> pl.DataFrame:
+    rows = CELLS[side] if rows is None else rows
+    return pl.DataFrame({"doc_id": [r[1] for r in rows], "json": [r[0] for r in rows]},
+                        schema={"doc_id": pl.String, "json": pl.String})
+
+
+def _object_path(monkeypatch):
+    """evaluate() as it reads tables without the text path: every cell parsed in Python."""
+    from jsoneval_polars import pipeline
+
+    monkeypatch.setattr(pipeline, "plan_tables", lambda *a, **k: None)
+
+
+def _same_run(a, b) -> None:
+    for name in ("documents", "fields", "alignments", "counts", "attributes"):
+        assert_frame_equal(getattr(a, name), getattr(b, name), check_row_order=False)
+    assert_frame_equal(a.errors, b.errors, check_row_order=False)
+    # means over the documents in the order each path pairs them: equal to rounding
+    assert a.summary.keys() == b.summary.keys()
+    for key, value in a.summary.items():
+        other = b.summary[key]
+        assert value == (pytest.approx(other, rel=1e-12) if isinstance(other, float)
+                         else other), key
+
+
+@pytest.mark.parametrize("batch_size", [1, 7, 1000])
+def test_table_text_cells_score_as_the_python_path_reads_them(monkeypatch, batch_size):
+    """JSON-text columns go from text to the leaves table (ingest.plan_tables); every hostile
+    cell (null, invalid, repeated key, inexact number, array root, BOM, NaN, raw model text,
+    repeated and missing ids) gives the rows, pairs and tables the Python path gives, whatever
+    the batch size."""
+    from jsoneval_polars import evaluate, ingest
+
+    calls = []
+    original = ingest.pairs_from_texts
+    monkeypatch.setattr(ingest, "pairs_from_texts",
+                        lambda *a, **k: calls.append(1) or original(*a, **k))
+    native = evaluate(_table("gt"), _table("aio"), batch_size=batch_size)
+    # one batch of them all holds declined rows: the Python path, rightly
+    assert bool(calls) == (batch_size < 1000), "the text path was not taken as it should be"
+    _object_path(monkeypatch)
+    python = evaluate(_table("gt"), _table("aio"), batch_size=batch_size)
+    _same_run(native, python)
+    assert native.errors.height >= 8
+
+
+def test_table_text_path_reads_parquet_arrow_and_positions(tmp_path, monkeypatch):
+    """Parquet and Arrow IPC files and a pyarrow table take the text path; a table without
+    an id column pairs by position; each equals the Python path's run (file names in the
+    error rows included)."""
+    from jsoneval_polars import evaluate
+
+    gt, aio = _table("gt"), _table("aio")
+    gt.write_parquet(tmp_path / "gt.parquet")
+    aio.write_ipc(tmp_path / "aio.arrow")
+    inputs = [
+        (tmp_path / "gt.parquet", tmp_path / "aio.arrow"),
+        (gt.to_arrow(), aio),
+        (gt.drop("doc_id")[-40:], aio.drop("doc_id")[-40:]),
+    ]
+    native = [evaluate(g, a, batch_size=16) for g, a in inputs]
+    _object_path(monkeypatch)
+    for run, (g, a) in zip(native, inputs, strict=True):
+        _same_run(run, evaluate(g, a, batch_size=16))
+    assert native[0].errors["file"].drop_nulls().unique().to_list() != []
+
+
+def test_plain_table_batches_never_become_python_documents(monkeypatch):
+    """A table of plain JSON text is read with no Python document."""
+    from jsoneval_polars import evaluate, ingest
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a plain table row took the Python record path")
+
+    rows = {side: CELLS[side][-40:] for side in CELLS}
+    expected = evaluate(_table("gt", rows["gt"]), _table("aio", rows["aio"]))
+    monkeypatch.setattr(ingest, "_parse_json", refused)
+    run = evaluate(_table("gt", rows["gt"]), _table("aio", rows["aio"]), batch_size=9)
+    _same_run(run, expected)

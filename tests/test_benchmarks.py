@@ -1,0 +1,44 @@
+"""The benchmark scripts the README and RESULTS.md cite still run, on a few hundred generated
+pairs: a script that falls behind the code it times fails here, not on the day its figures are
+needed. They print figures only (timing is not asserted); where a script compares two ways of
+scoring, its own check that their tables agree is read from its output."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("pairs")
+    _run("generate.py", "--n", "300", "--seed", "0", "--out", str(out))
+    return out
+
+
+def _run(script: str, *args: str) -> str:
+    proc = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
+                          text=True, timeout=600, cwd=ROOT, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_tables_benchmark_runs_and_both_ways_agree(data):
+    out = _run("tables.py", "--data", str(data), "--n", "300", "--repeats", "1")
+    assert "fields tables equal: True" in out
+
+
+def test_backend_benchmark_runs(data):
+    out = _run("backend.py", "--data", str(data), "--n", "300", "--repeats", "1")
+    assert "align" in out and "total" in out
+
+
+def test_flatten_kernels_benchmark_runs(data):
+    out = _run("flatten_kernels.py", "--size", str(data), "--docs", "300", "--repeats", "1")
+    assert "native, text" in out

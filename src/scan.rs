@@ -45,7 +45,11 @@ fn read_line(raw: &[u8], id_field: &str) -> Line {
     if is_blank(raw) {
         return Line::Blank;
     }
-    let mut de = serde_json::Deserializer::from_slice(without_bom(raw));
+    // one UTF-8 check of the line, not one per string (see node::parse)
+    let Ok(text) = std::str::from_utf8(without_bom(raw)) else {
+        return Line::Fallback;
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
     let id = match (RecordId { id_field }).deserialize(&mut de) {
         Ok(id) if de.end().is_ok() => id,
         _ => return Line::Fallback,
@@ -73,7 +77,10 @@ pub fn unreadable(texts: &[Option<&[u8]>]) -> Vec<usize> {
 }
 
 fn is_json(text: &[u8]) -> bool {
-    let mut de = serde_json::Deserializer::from_slice(text);
+    let Ok(text) = std::str::from_utf8(text) else {
+        return false;
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
     Skip.deserialize(&mut de).is_ok() && de.end().is_ok()
 }
 

@@ -884,14 +884,22 @@ class TablePlan:
             pairs = pairs_from_texts(plan, texts, None, empty_containers_are_null, self.files)
             if pairs is not None:
                 return pairs
-        recs = {
-            side: [None if r is None else self.records[side].get(r) or _record_from_text(
-                text.decode(), r + 1, doc_id, True, side, "", ErrorRows(strict))
-                for r, text, doc_id in zip(rows[side], texts[side], plan["doc_id"], strict=True)]
-            for side in rows
-        }
-        return build_pairs(zip(plan["doc_id"].to_list(), recs["gt"], recs["aio"], strict=True),
+        doc_ids = plan["doc_id"].to_list()
+        recs = {side: [self._record(side, row, doc_id) for row, doc_id in zip(
+            rows[side], doc_ids, strict=True)] for side in rows}
+        return build_pairs(zip(doc_ids, recs["gt"], recs["aio"], strict=True),
                            ErrorRows(strict), files=self.files)
+
+    def _record(self, side: Side, row: int | None, doc_id: str) -> Record | None:
+        """The Python record of a row: read when the plan was made, else parsed now (it is
+        JSON, so it gets no error row)."""
+        if row is None:
+            return None
+        if row in self.records[side]:
+            return self.records[side][row]
+        raw = self.texts[side][row]
+        content, notes = _parse_json(raw)
+        return Record(doc_id, content, row + 1, True, raw, notes, content)
 
 
 def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,

@@ -2,6 +2,7 @@
 //! the document. A line the kernel cannot vouch for (invalid text as serde_json reads it, a
 //! repeated key, a non-object root, an id that is neither a string nor an integer) is listed in
 //! `fallback` for the Python path, which reads it the way `ingest.iter_records` always has.
+//! The table reader asks the same question of JSON-text cells ([`unreadable`]).
 
 use std::fmt;
 

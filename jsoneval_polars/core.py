@@ -22,6 +22,7 @@ import gc
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
@@ -62,6 +63,13 @@ class Batch:
     errors: pl.DataFrame
     state: RunState
     timings: dict[str, float] = field(default_factory=dict)
+
+
+def needs_documents(config: Config, safety: Any = None) -> bool:
+    """Whether a batch needs its documents as Python objects, not only their leaves tables
+    (which a reader may build straight from JSON text): ANLS* scores whole documents, sibling
+    confidence keys are read from them, and a safety callable is called with them."""
+    return bool(config.anls or config.confidence or callable(safety))
 
 
 def score_batch(

@@ -922,14 +922,13 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
         column, has_id = table[columns[side]], id_field in table.columns
         ids = table[id_field].cast(pl.String) if has_id else pl.repeat(
             None, table.height, dtype=pl.String, eager=True)
-        values = column.to_list()
-        texts[side] = [None if t is None else t.encode("utf-8") for t in values]
+        texts[side] = column.cast(pl.Binary).to_list()  # the UTF-8 bytes, no str objects
         # null cells and text that is not JSON, in row order: read as pair_inputs reads them
         aside = sorted({*column.is_null().arg_true().to_list(),
                         *_native.unreadable_texts(texts[side])})
         records[side], dropped = {}, []
         for row in aside:
-            rec = _record_from_text(values[row], row + 1, ids[row], has_id, side,
+            rec = _record_from_text(column[row], row + 1, ids[row], has_id, side,
                                     columns[side], errors)
             if rec is None:
                 dropped.append(row)

@@ -15,7 +15,7 @@ import polars as pl
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
 from .config import Config, parse_config
-from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, score_batch
+from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, needs_documents, score_batch
 from .counts import RunState, merge_states, run_state
 from .ingest import Pairs, is_ndjson, pair_inputs, plan_ndjson, plan_tables, read_pairs
 from .layout import TABLES, RunWriter, check_partition_column, manifest, now
@@ -160,11 +160,10 @@ def evaluate(
     id_field = id_field or cfg.id_field
     # whole documents as JSON text (NDJSON lines, table cells) go from text to the leaves
     # table in batches; other inputs are read as Python objects first
-    plain = (content_field is None and not metadata and not callable(safety) and not cfg.anls
-             and not cfg.confidence)
+    plain = content_field is None and not metadata and not needs_documents(cfg, safety)
     reader = {"strict": strict, "empty_containers_are_null": cfg.empty_containers_are_null}
     with collector_paused():
-        if plain and _both_ndjson(gt, aio):  # as the files driver reads: an id scan first
+        if plain and is_ndjson(gt) and is_ndjson(aio):  # as the files driver reads: an id scan first
             plan, rows, n_read = plan_ndjson(gt, aio, id_field, strict)
             read = functools.partial(read_pairs, files={"gt": gt, "aio": aio},
                                      id_field=id_field, **reader)
@@ -237,10 +236,6 @@ def evaluate(
                           n_read=n_read, started=started, partition_by=None,
                           batch_size=batch_size),
     )
-
-
-def _both_ndjson(gt: Any, aio: Any) -> bool:
-    return is_ndjson(gt) and is_ndjson(aio)
 
 
 def _plan_batches(

@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 from . import schemas
 from .bootstrap import check_resamples, with_intervals
 from .config import Config, parse_config
-from .core import score_batch
+from .core import needs_documents, score_batch
 from .counts import RunState, run_state
 from .ingest import InputError, Pairs, pair_inputs, plan_tables, screen_keyed_rows
 from .layout import RunWriter, manifest, now
@@ -198,7 +198,7 @@ def _chunk_pairs(gt: pl.DataFrame, aio: pl.DataFrame, config: Config, strict: bo
     """The pairs of a chunk's (doc_id, json) rows: from their JSON text to the leaves table
     (ingest.plan_tables), or as Python records where the documents themselves are needed
     (ANLS*, sibling confidences) or the native kernel is missing."""
-    texts = None if config.anls or config.confidence else plan_tables(
+    texts = None if needs_documents(config) else plan_tables(
         gt, aio, id_field="doc_id", json_column="json", strict=strict)
     if texts is None:
         return pair_inputs(gt, aio, id_field="doc_id", json_column="json", strict=strict)

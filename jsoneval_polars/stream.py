@@ -44,7 +44,7 @@ import polars as pl
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
 from .config import Config, parse_config
-from .core import Clock, collector_paused, score_batch
+from .core import Clock, collector_paused, needs_documents, score_batch
 from .counts import RunState, merge_states, run_state
 from .ingest import (
     ErrorRows,
@@ -386,7 +386,7 @@ class _BatchTask:
                 plan, self.files, id_field=cfg.id_field, fields=self.fields,
                 metadata=self.metadata, strict=self.strict,
                 empty_containers_are_null=cfg.empty_containers_are_null,
-                native=not (cfg.confidence or cfg.anls or self.safety is not None),
+                native=not needs_documents(cfg, self.safety),
             )
             if self.safety is not None:
                 pairs = pairs.with_safety(self.safety)

@@ -144,7 +144,7 @@ fn tables(c: Columns, ecan: bool) -> (ArrowTable, ArrowTable, ArrowTable) {
 }
 
 /// Flattens JSON texts (bytes, or None for no document), leaving out the root member `skip`,
-/// in parallel without the GIL.
+/// on `threads` threads without the GIL.
 #[pyfunction]
 #[pyo3(signature = (texts, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1))]
 fn flatten_json(
@@ -157,9 +157,9 @@ fn flatten_json(
     threads: usize,
 ) -> PyResult<Output> {
     let held = held_bytes(texts)?;
-    let slices: Vec<Option<&[u8]>> = held
-        .iter()
-        .map(|d| d.as_ref().map(|b| without_bom(b.as_bytes())))
+    let slices: Vec<Option<&[u8]>> = as_slices(&held)
+        .into_iter()
+        .map(|t| t.map(without_bom))
         .collect();
     let result = py.detach(|| flatten::flatten_json(&slices, skip, item_base, segment, threads));
     Ok(output(result, item_base, empty_containers_are_null))
@@ -169,10 +169,7 @@ fn flatten_json(
 #[pyfunction]
 fn parse_count(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<usize> {
     let held = held_bytes(texts)?;
-    let slices: Vec<Option<&[u8]>> = held
-        .iter()
-        .map(|d| d.as_ref().map(|b| b.as_bytes()))
-        .collect();
+    let slices = as_slices(&held);
     Ok(py.detach(|| flatten::parse_only(&slices)))
 }
 
@@ -181,11 +178,15 @@ fn parse_count(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<usize> {
 #[pyfunction]
 fn unreadable_texts(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<Vec<usize>> {
     let held = held_bytes(texts)?;
-    let slices: Vec<Option<&[u8]>> = held
-        .iter()
-        .map(|d| d.as_ref().map(|b| b.as_bytes()))
-        .collect();
+    let slices = as_slices(&held);
     Ok(py.detach(|| unreadable(&slices)))
+}
+
+/// The bytes of each held text, as the kernel's functions take them.
+fn as_slices<'a>(held: &'a [Option<Bound<'_, PyBytes>>]) -> Vec<Option<&'a [u8]>> {
+    held.iter()
+        .map(|d| d.as_ref().map(|b| b.as_bytes()))
+        .collect()
 }
 
 fn held_bytes<'py>(texts: &Bound<'py, PyList>) -> PyResult<Vec<Option<Bound<'py, PyBytes>>>> {

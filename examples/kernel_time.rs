@@ -18,6 +18,15 @@ fn main() {
         .unwrap();
     for _ in 0..3 {
         let t = Instant::now();
+        let scanned = jsoneval_native::scan::scan_lines(&data, "doc_id");
+        let scan = t.elapsed().as_secs_f64();
+        println!(
+            "scan: {} lines, {:.1} µs/line, {:.0} MB/s",
+            scanned.line.len(),
+            scan * 1e6 / scanned.line.len() as f64,
+            data.len() as f64 / scan / 1e6
+        );
+        let t = Instant::now();
         let ok = jsoneval_native::flatten::parse_only(&lines);
         let parse = t.elapsed().as_secs_f64();
         let t = Instant::now();

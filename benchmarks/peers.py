@@ -1,13 +1,15 @@
 """Peers scored on the same generated invoice pairs: stickler-eval and ANLS*.
 
-Neither is a dependency of the project. Install them into a separate environment so they do not
-move the project's pins (stickler-eval pulls pydantic, munkres, json-schema-to-pydantic,
-phonenumberslite)::
+stickler-eval is no dependency of the project (anls-star is a dev dependency). Install the peers
+into a separate environment so they do not move the project's pins (stickler-eval pulls
+pydantic, munkres, json-schema-to-pydantic, phonenumberslite); the engine's own ANLS* row runs
+in the project's environment (benchmarks/run.py does both)::
 
     python -m venv --system-site-packages /tmp/peers
     /tmp/peers/bin/pip install stickler-eval anls-star
     /tmp/peers/bin/python benchmarks/peers.py --gt DIR/gt.ndjson --aio DIR/aio.ndjson \\
-        --config jsoneval_polars/sample/config.json --n 200
+        --config jsoneval_polars/sample/config.json --n 200 --tools stickler,anls-star
+    python benchmarks/peers.py --gt DIR/gt.ndjson --aio DIR/aio.ndjson --n 200 --tools engine
 
 Each ``run_*`` function takes a list of ``(doc_id, gt, aio)`` pairs and returns a dict with
 ``tool``, ``version``, ``n_docs``, ``n_failed``, ``failures`` (reason -> count, with one example
@@ -264,6 +266,9 @@ def run_engine_anls(pairs: list[Pair]) -> dict:
     return out
 
 
+TOOLS = ("stickler", "anls-star", "engine")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--gt", required=True)
@@ -271,10 +276,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", help="SPEC §11 config (JSON); used to build stickler's schema")
     p.add_argument("--n", type=int, default=200, help="number of pairs to score")
     p.add_argument("--json", action="store_true", help="print the full results as JSON")
+    p.add_argument("--tools", default=",".join(TOOLS),
+                   help="which of them to run (the engine's row needs jsoneval_polars importable)")
     args = p.parse_args(argv)
     config = json.loads(Path(args.config).read_text(encoding="utf-8")) if args.config else {}
     pairs = load_pairs(args.gt, args.aio, args.n)
-    results = [run_stickler(pairs, config), run_anls_star(pairs), run_engine_anls(pairs)]
+    runs = {"stickler": lambda: run_stickler(pairs, config),
+            "anls-star": lambda: run_anls_star(pairs), "engine": lambda: run_engine_anls(pairs)}
+    results = [runs[tool]() for tool in args.tools.split(",")]
     if args.json:
         print(json.dumps(results, indent=2))
         return 0

@@ -30,7 +30,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 CONFIG = ROOT / "jsoneval_polars" / "sample" / "config.json"
-PEERS_PYTHON = Path("/work/peers_venv/bin/python")
+#: the peers' own environment, as benchmarks/peers.py sets it up
+PEERS_PYTHON = Path("/tmp/peers/bin/python")
 
 _ENGINE = """
 import json, resource, sys, time
@@ -220,18 +221,25 @@ def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int) -> dic
     return row
 
 
-def measure_peers(n: int) -> list[dict]:
-    if not PEERS_PYTHON.is_file():
+def measure_peers(n: int, python: Path) -> list[dict]:
+    if not python.is_file():
+        print(f"peers left out: no {python} (benchmarks/peers.py says how to make it)",
+              file=sys.stderr)
         return []
     data = ensure_data(10_000)
-    proc = subprocess.run(
-        [str(PEERS_PYTHON), str(HERE / "peers.py"), "--gt", str(data / "gt.ndjson"),
-         "--aio", str(data / "aio.ndjson"), "--config", str(CONFIG), "--n", str(n), "--json"],
-        capture_output=True, text=True, check=False,
-    )
-    if proc.returncode != 0:
-        return [{"tool": "peers", "error": proc.stderr[-500:]}]
-    return json.loads(proc.stdout)
+    results = []
+    # the peers in their environment; the engine's own ANLS* row in this one
+    for exe, tools in ((python, "stickler,anls-star"), (Path(sys.executable), "engine")):
+        proc = subprocess.run(
+            [str(exe), str(HERE / "peers.py"), "--gt", str(data / "gt.ndjson"),
+             "--aio", str(data / "aio.ndjson"), "--config", str(CONFIG), "--n", str(n), "--json",
+             "--tools", tools],
+            capture_output=True, text=True, check=False,
+        )
+        if proc.returncode != 0:
+            return [{"tool": tools, "error": proc.stderr[-500:]}]
+        results += json.loads(proc.stdout)
+    return results
 
 
 ENGINE_NAMES = {
@@ -334,6 +342,8 @@ def main() -> int:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--peers-n", type=int, default=200)
+    parser.add_argument("--peers-python", type=Path, default=PEERS_PYTHON,
+                        help="the Python of the environment holding the peers")
     parser.add_argument("--in-memory-max", type=int, default=100_000,
                         help="also run the in-memory engine up to this size")
     parser.add_argument("--baseline-repeats", type=int, default=None,
@@ -344,7 +354,7 @@ def main() -> int:
     for n in map(int, args.sizes.split(",")):
         b = args.repeats if n <= 100_000 or args.baseline_repeats is None else args.baseline_repeats
         rows.append(measure(n, args.repeats, n <= args.in_memory_max, b))
-    peers = measure_peers(args.peers_n) if args.peers_n else []
+    peers = measure_peers(args.peers_n, args.peers_python) if args.peers_n else []
     text = report(rows, peers, args.repeats)
     out = Path(args.out)
     kept = out.read_text(encoding="utf-8").partition(ANALYSIS)[2] if out.is_file() else ""

@@ -8,6 +8,8 @@ text pairs of a batch; everything else is Polars expressions.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import polars as pl
 
@@ -17,7 +19,8 @@ from .schemas import (
 )
 from .scorers import TEXT_CAP, Scorer, resolve_scorer
 from .values import (
-    INT_EXACT, date_of, is_date_or_email, looks_like_date, normalized, parse_number,
+    INT_EXACT, NUMBER_TEXT, date_of, is_date_or_email, looks_like_date, normalized,
+    parse_number,
 )
 
 _TINY = 1e-12
@@ -172,28 +175,35 @@ def with_strategy(fields: pl.DataFrame, configured: pl.Series, config: Config) -
 
 
 def _numbers(values: pl.DataFrame) -> pl.DataFrame:
-    """``parse_number`` of both sides (g, a), its string parser run only on rows that hold a
-    string: numbers are a cast, and the parser's regexes cost ten times more."""
+    """``parse_number`` of both sides (g, a)."""
+    return pl.DataFrame([_number_of(values, "gt").alias("g"), _number_of(values, "aio").alias("a")])
 
-    def number(side: str) -> pl.Expr:
-        kind = pl.col(f"{side}_kind")
-        return pl.when(kind.is_in(["int", "float"])).then(
-            pl.col(f"{side}_text").cast(pl.Float64, strict=False)
-        )
 
-    out = values.select(number("gt").alias("g"), number("aio").alias("a"))
-    strings = values.select(
-        (pl.col("gt_kind") == "string") | (pl.col("aio_kind") == "string")
-    ).to_series().arg_true()
+def _number_of(values: pl.DataFrame, side: str) -> pl.Series:
+    """``parse_number`` of one side's text and kind columns: numbers are a cast, and strings
+    are read by the native reader (src/number.rs, the same grammar; Polars' regex groups cost
+    ten times more), or by the expression itself on the Python path."""
+    text, kind = pl.col(f"{side}_text"), pl.col(f"{side}_kind")
+    reader = _number_reader()
+    if reader is None:
+        return values.select(parse_number(text, kind)).to_series()
+    numbers = values.select(
+        pl.when(kind.is_in(["int", "float"])).then(text.cast(pl.Float64, strict=False))
+    ).to_series()
+    strings = (values[f"{side}_kind"] == "string").arg_true()
     if len(strings):
-        parsed = values[strings].select(
-            parse_number(pl.col("gt_text"), pl.col("gt_kind")).alias("g"),
-            parse_number(pl.col("aio_text"), pl.col("aio_kind")).alias("a"),
-        )
-        out = out.with_columns(
-            out["g"].scatter(strings, parsed["g"]), out["a"].scatter(strings, parsed["a"])
-        )
-    return out
+        texts = values[f"{side}_text"].gather(strings).to_list()
+        numbers = numbers.scatter(strings, pl.Series(reader.parse(texts), dtype=pl.Float64))
+    return numbers
+
+
+@functools.cache
+def _number_reader():
+    """The native reader whenever the extension is built (JSONEVAL_PURE_PYTHON names the
+    walker that flattens; the reader has its own test against the expression)."""
+    from .flatten import _native
+
+    return None if _native is None else _native.NumberReader(NUMBER_TEXT)
 
 
 def with_normalized_text(
@@ -236,14 +246,16 @@ def same_value(values: pl.DataFrame, strategy: pl.Series, date_order: str) -> pl
         (by_date, dated, (date_of(pl.col("gt_text"), date_order)
                           == date_of(pl.col("aio_text"), date_order))),
         (by_number, None, (pl.col("gt_text").cast(pl.Float64, strict=False).abs() < INT_EXACT)
-         & (parse_number(pl.col("aio_text"), pl.col("aio_kind"))
-            == pl.col("gt_text").cast(pl.Float64, strict=False))),
+         & (pl.col("_aio_number") == pl.col("gt_text").cast(pl.Float64, strict=False))),
     ):
         at = rows.fill_null(False).arg_true()
         if len(at) and can is not None:
             at = at.gather(values[at].select(can.fill_null(False)).to_series().arg_true())
         if len(at):
-            out = out.scatter(at, values[at].select(expr.fill_null(False)).to_series())
+            part = values[at]
+            if rows is by_number:
+                part = part.with_columns(_number_of(part, "aio").alias("_aio_number"))
+            out = out.scatter(at, part.select(expr.fill_null(False)).to_series())
     return out
 
 

@@ -117,7 +117,7 @@ CURRENCY_CODES = (
     "pln", "czk", "huf", "sgd", "hkd", "krw", "brl", "mxn", "zar", "try", "ils", "aed", "sar",
 )
 _CODE = "(?:" + "|".join(CURRENCY_CODES) + ")"
-_NUMBER_TEXT = (
+NUMBER_TEXT = (
     r"^(?P<open>\()?\s*(?:" + _CODE + r"\s*)?"
     rf"(?P<pre>[+-]?{_CURRENCY}?|{_CURRENCY}[+-])\s*"
     r"(?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?)"
@@ -131,7 +131,7 @@ def parse_number(text: pl.Expr, kind: pl.Expr) -> pl.Expr:
     anything else, booleans included."""
     # the string branch only matters for strings; null elsewhere, the regexes skip those rows
     s = pl.when(kind == "string").then(text).str.replace_all(",", "", literal=True)
-    g = s.str.extract_groups(_NUMBER_TEXT)
+    g = s.str.extract_groups(NUMBER_TEXT)
     pre, paren = g.struct.field("pre"), g.struct.field("open").is_not_null()
     balanced = paren == g.struct.field("close").is_not_null()
     one_sign = ~(pre.str.contains(_CURRENCY) & g.struct.field("suf").is_not_null())

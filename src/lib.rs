@@ -4,7 +4,8 @@
 //!
 //! The crate compiles and tests without Python: [`node`] parses JSON text (serde_json) into a
 //! small document tree, [`canonical`] writes the canonical text of SPEC §1, [`flatten`] walks
-//! the trees in parallel (rayon) into column buffers, [`scan`] reads the ids of NDJSON lines.
+//! the trees in parallel (rayon) into column buffers, [`scan`] reads the ids of NDJSON lines,
+//! [`number`] reads numeric strings for NUMERIC.
 //! The `python` feature adds the PyO3 module `jsoneval_polars._native` (`src/python.rs`).
 //!
 //! The kernel vouches only for what it handles exactly; anything else (invalid text, repeated
@@ -14,6 +15,7 @@
 pub mod canonical;
 pub mod flatten;
 pub mod node;
+pub mod number;
 #[cfg(feature = "python")]
 mod python;
 pub mod scan;

@@ -324,6 +324,41 @@ fn scan_lines(
     (s.line, s.offset, s.length, s.doc_id, s.has_id, s.fallback)
 }
 
+/// The numeric-string grammar (`values._NUMBER_TEXT`), compiled once.
+#[pyclass(frozen, module = "jsoneval_polars._native")]
+struct NumberReader {
+    grammar: regex::Regex,
+}
+
+#[pymethods]
+impl NumberReader {
+    #[new]
+    fn new(grammar: &str) -> PyResult<Self> {
+        regex::Regex::new(grammar)
+            .map(|grammar| NumberReader { grammar })
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    }
+
+    /// The value of each canonical string (None: no string, or no number).
+    fn parse(&self, py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<Vec<Option<f64>>> {
+        let held: Vec<Option<Bound<'_, PyString>>> = texts
+            .iter()
+            .map(|t| {
+                if t.is_none() {
+                    Ok(None)
+                } else {
+                    t.cast_into::<PyString>().map(Some).map_err(PyErr::from)
+                }
+            })
+            .collect::<PyResult<_>>()?;
+        let strs: Vec<Option<&str>> = held
+            .iter()
+            .map(|t| t.as_ref().map(|t| t.to_str()).transpose())
+            .collect::<PyResult<_>>()?;
+        Ok(py.detach(|| crate::number::parse_numbers(&strs, &self.grammar)))
+    }
+}
+
 /// `" ".join(s.split()).lower()` as the kernel writes it; None where it leaves the case to
 /// Python (tests compare it with Python over every code point).
 #[pyfunction]
@@ -335,6 +370,7 @@ fn canonical_string(s: &str) -> Option<String> {
 #[pyo3(name = "_native")]
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ArrowTable>()?;
+    m.add_class::<NumberReader>()?;
     m.add_function(wrap_pyfunction!(flatten_json, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_objects, m)?)?;
     m.add_function(wrap_pyfunction!(parse_count, m)?)?;

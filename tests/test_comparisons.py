@@ -9,8 +9,14 @@ import pytest
 
 from jsoneval_polars import evaluate
 from jsoneval_polars.config import ConfigError, parse_config
-from jsoneval_polars.values import date_of, parse_number
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jsoneval_polars import _native
+from jsoneval_polars.values import NUMBER_TEXT, date_of, parse_number
 import reference
+
+NUMBER_READER = _native.NumberReader(NUMBER_TEXT)  # src/number.rs: the engine's reader
 
 
 def _match(gt, aio, config=None) -> dict:
@@ -76,7 +82,40 @@ def test_date_of(text, order, day):
 def test_numbers_as_text(text, value):
     got = pl.select(parse_number(pl.lit(text), pl.lit("string"))).item()
     assert got == value
+    assert NUMBER_READER.parse([text]) == [value]
     assert reference.parse_number(text) == value
+
+
+# what numeric strings are made of, and what comes near them
+_NUMBER_PIECES = [*"0123456789.,-+ e()$€£¥₹x", "usd", "eur", "jpy", "\t", "\u00a0", "1e", "e-"]
+
+
+def _same_numbers(texts: list[str | None]) -> None:
+    """The native reader gives the expression's value (bit for bit) or null, text by text."""
+    want = pl.select(parse_number(pl.lit(pl.Series(texts, dtype=pl.String)), pl.lit("string")))
+    got = NUMBER_READER.parse(texts)
+    for text, w, g in zip(texts, want.to_series().to_list(), got, strict=True):
+        assert (w is None and g is None) or (
+            w is not None and g is not None and w.hex() == g.hex()), (text, w, g)
+
+
+def test_the_native_number_reader_is_the_expression():
+    """Seeded: 20,000 strings of number pieces, plain decimals with and without separators."""
+    import random
+
+    rnd = random.Random(0)
+    texts = ["".join(rnd.choice(_NUMBER_PIECES) for _ in range(rnd.randint(0, 10)))
+             for _ in range(20_000)]
+    texts += [f"{rnd.randint(0, 10**12):,}.{rnd.randint(0, 99):02d}" for _ in range(2_000)]
+    texts += ["0", "-0", "007", "1" * 400, "9" * 309 + ".5", "5.", ".5", "1e5", None]
+    _same_numbers(texts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_NUMBER_PIECES), max_size=12).map("".join),
+                max_size=20))
+def test_the_native_number_reader_is_the_expression_on_drawn_strings(texts):
+    _same_numbers(texts)
 
 
 def test_exact_compares_dates_by_day_and_numbers_by_value():

@@ -176,7 +176,7 @@ def with_strategy(fields: pl.DataFrame, configured: pl.Series, config: Config) -
 
 def _numbers(values: pl.DataFrame) -> pl.DataFrame:
     """``parse_number`` of both sides (g, a)."""
-    return pl.DataFrame([_number_of(values, "gt").alias("g"), _number_of(values, "aio").alias("a")])
+    return pl.DataFrame([_number_of(values, side).alias(side[0]) for side in ("gt", "aio")])
 
 
 def _number_of(values: pl.DataFrame, side: str) -> pl.Series:
@@ -236,26 +236,24 @@ def same_value(values: pl.DataFrame, strategy: pl.Series, date_order: str) -> pl
     The parsers run on the rows that can match this way only."""
     out = pl.Series("same", [False] * values.height)
     aio_string = values["aio_kind"] == "string"
-    by_date = (values["gt_kind"] == "string") & aio_string
+    gt_text, aio_text = pl.col("gt_text"), pl.col("aio_text")
+    # dates: a text date_of reads is one looks_like_date recognizes, so that one regex first
+    # narrows the rows that date_of's format regexes (several times its cost) run on
+    at = ((values["gt_kind"] == "string") & aio_string).fill_null(False).arg_true()
+    if len(at):
+        dated = looks_like_date(gt_text, date_order) & looks_like_date(aio_text, date_order)
+        at = at.gather(values[at].select(dated.fill_null(False)).to_series().arg_true())
+    if len(at):
+        same_day = date_of(gt_text, date_order) == date_of(aio_text, date_order)
+        out = out.scatter(at, values[at].select(same_day.fill_null(False)).to_series())
+    # numbers: under EXACT, a GT number and an AIO numeric string of the same value
     by_number = (strategy == EXACT) & values["gt_kind"].is_in(["int", "float"]) & aio_string
-    # A text date_of reads is one looks_like_date recognizes: that one regex first narrows the
-    # rows that date_of's format regexes (several times its cost) run on.
-    dated = looks_like_date(pl.col("gt_text"), date_order) & looks_like_date(
-        pl.col("aio_text"), date_order)
-    for rows, can, expr in (
-        (by_date, dated, (date_of(pl.col("gt_text"), date_order)
-                          == date_of(pl.col("aio_text"), date_order))),
-        (by_number, None, (pl.col("gt_text").cast(pl.Float64, strict=False).abs() < INT_EXACT)
-         & (pl.col("_aio_number") == pl.col("gt_text").cast(pl.Float64, strict=False))),
-    ):
-        at = rows.fill_null(False).arg_true()
-        if len(at) and can is not None:
-            at = at.gather(values[at].select(can.fill_null(False)).to_series().arg_true())
-        if len(at):
-            part = values[at]
-            if rows is by_number:
-                part = part.with_columns(_number_of(part, "aio").alias("_aio_number"))
-            out = out.scatter(at, part.select(expr.fill_null(False)).to_series())
+    at = by_number.fill_null(False).arg_true()
+    if len(at):
+        part = values[at]
+        number = part["gt_text"].cast(pl.Float64, strict=False)
+        same = (number.abs() < INT_EXACT) & (_number_of(part, "aio") == number)
+        out = out.scatter(at, same.fill_null(False))
     return out
 
 

@@ -190,13 +190,20 @@ fn as_slices<'a>(held: &'a [Option<Bound<'_, PyBytes>>]) -> Vec<Option<&'a [u8]>
 }
 
 fn held_bytes<'py>(texts: &Bound<'py, PyList>) -> PyResult<Vec<Option<Bound<'py, PyBytes>>>> {
-    texts
+    held(texts)
+}
+
+/// The items of a list as `T`, None kept; a TypeError for any other item.
+fn held<'py, T: pyo3::type_object::PyTypeCheck>(
+    items: &Bound<'py, PyList>,
+) -> PyResult<Vec<Option<Bound<'py, T>>>> {
+    items
         .iter()
         .map(|d| {
             if d.is_none() {
                 Ok(None)
             } else {
-                d.cast_into::<PyBytes>().map(Some).map_err(PyErr::from)
+                d.cast_into::<T>().map(Some).map_err(PyErr::from)
             }
         })
         .collect()
@@ -341,16 +348,7 @@ impl NumberReader {
 
     /// The value of each canonical string (None: no string, or no number).
     fn parse(&self, py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<Vec<Option<f64>>> {
-        let held: Vec<Option<Bound<'_, PyString>>> = texts
-            .iter()
-            .map(|t| {
-                if t.is_none() {
-                    Ok(None)
-                } else {
-                    t.cast_into::<PyString>().map(Some).map_err(PyErr::from)
-                }
-            })
-            .collect::<PyResult<_>>()?;
+        let held: Vec<Option<Bound<'_, PyString>>> = held(texts)?;
         let strs: Vec<Option<&str>> = held
             .iter()
             .map(|t| t.as_ref().map(|t| t.to_str()).transpose())

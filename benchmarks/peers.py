@@ -279,11 +279,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tools", default=",".join(TOOLS),
                    help="which of them to run (the engine's row needs jsoneval_polars importable)")
     args = p.parse_args(argv)
+    tools = args.tools.split(",")
+    if unknown := [t for t in tools if t not in TOOLS]:
+        p.error(f"unknown tool {unknown[0]!r}: choose among {', '.join(TOOLS)}")
     config = json.loads(Path(args.config).read_text(encoding="utf-8")) if args.config else {}
     pairs = load_pairs(args.gt, args.aio, args.n)
     runs = {"stickler": lambda: run_stickler(pairs, config),
             "anls-star": lambda: run_anls_star(pairs), "engine": lambda: run_engine_anls(pairs)}
-    results = [runs[tool]() for tool in args.tools.split(",")]
+    results = [runs[tool]() for tool in tools]
     if args.json:
         print(json.dumps(results, indent=2))
         return 0

@@ -163,7 +163,7 @@ def evaluate(
     plain = content_field is None and not metadata and not needs_documents(cfg, safety)
     reader = {"strict": strict, "empty_containers_are_null": cfg.empty_containers_are_null}
     with collector_paused():
-        if plain and is_ndjson(gt) and is_ndjson(aio):  # as the files driver reads: an id scan first
+        if plain and is_ndjson(gt) and is_ndjson(aio):  # read as the files driver: ids first
             plan, rows, n_read = plan_ndjson(gt, aio, id_field, strict)
             read = functools.partial(read_pairs, files={"gt": gt, "aio": aio},
                                      id_field=id_field, **reader)

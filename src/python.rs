@@ -156,7 +156,7 @@ fn flatten_json(
     segment: usize,
     threads: usize,
 ) -> PyResult<Output> {
-    let held = held_bytes(texts)?;
+    let held = held::<PyBytes>(texts)?;
     let slices: Vec<Option<&[u8]>> = as_slices(&held)
         .into_iter()
         .map(|t| t.map(without_bom))
@@ -168,7 +168,7 @@ fn flatten_json(
 /// How many of the texts parse, in parallel: the parse-only floor of the benchmarks.
 #[pyfunction]
 fn parse_count(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<usize> {
-    let held = held_bytes(texts)?;
+    let held = held::<PyBytes>(texts)?;
     let slices = as_slices(&held);
     Ok(py.detach(|| flatten::parse_only(&slices)))
 }
@@ -177,7 +177,7 @@ fn parse_count(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<usize> {
 /// BOM is not skipped here (inside a table cell it is not part of JSON text).
 #[pyfunction]
 fn unreadable_texts(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<Vec<usize>> {
-    let held = held_bytes(texts)?;
+    let held = held::<PyBytes>(texts)?;
     let slices = as_slices(&held);
     Ok(py.detach(|| unreadable(&slices)))
 }
@@ -187,10 +187,6 @@ fn as_slices<'a>(held: &'a [Option<Bound<'_, PyBytes>>]) -> Vec<Option<&'a [u8]>
     held.iter()
         .map(|d| d.as_ref().map(|b| b.as_bytes()))
         .collect()
-}
-
-fn held_bytes<'py>(texts: &Bound<'py, PyList>) -> PyResult<Vec<Option<Bound<'py, PyBytes>>>> {
-    held(texts)
 }
 
 /// The items of a list as `T`, None kept; a TypeError for any other item.
@@ -331,7 +327,7 @@ fn scan_lines(
     (s.line, s.offset, s.length, s.doc_id, s.has_id, s.fallback)
 }
 
-/// The numeric-string grammar (`values._NUMBER_TEXT`), compiled once.
+/// The numeric-string grammar (`values.NUMBER_TEXT`), compiled once.
 #[pyclass(frozen, module = "jsoneval_polars._native")]
 struct NumberReader {
     grammar: regex::Regex,

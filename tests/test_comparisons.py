@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import datetime
+import random
 
 import polars as pl
 import pytest
-
-from jsoneval_polars import evaluate
-from jsoneval_polars.config import ConfigError, parse_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jsoneval_polars import _native
+from jsoneval_polars import _native, evaluate
+from jsoneval_polars.config import ConfigError, parse_config
 from jsoneval_polars.values import NUMBER_TEXT, date_of, parse_number
 import reference
 
@@ -101,8 +100,6 @@ def _same_numbers(texts: list[str | None]) -> None:
 
 def test_the_native_number_reader_is_the_expression():
     """Seeded: 20,000 strings of number pieces, plain decimals with and without separators."""
-    import random
-
     rnd = random.Random(0)
     texts = ["".join(rnd.choice(_NUMBER_PIECES) for _ in range(rnd.randint(0, 10)))
              for _ in range(20_000)]

@@ -79,11 +79,18 @@ def score_batch(
     semantic_scorer: Scorer | str | None = None,
     strict: bool = False,
     progress: Callable[..., None] | None = None,
+    dictionary: bool = False,
 ) -> Batch:
     """Score one batch of pairs. The state's counts are summed per (metadata columns,
     attribute); its totals cover this batch's documents and error rows (a flattening error
     leaves a document out, SPEC §9). ``pairs.errors`` and ``pairs.n_read`` belong to the
-    producer, which adds them to the run with :func:`counts.run_state`."""
+    producer, which adds them to the run with :func:`counts.run_state`.
+
+    With ``dictionary`` the label columns of ``fields`` (doc_id, path, attribute, bucket,
+    strategy, cell) are Enums over this batch's values, the codes the core already holds: a
+    Parquet writer stores them as the dictionaries they are instead of hashing a string per row
+    (:func:`layout.write_part`). Enums of two batches differ, so a driver that concatenates
+    batches in memory leaves it off."""
     clock = Clock(progress)
     clock.start("flatten")
     table = pairs.table
@@ -181,9 +188,15 @@ def score_batch(
     else:
         documents = documents.with_columns(pl.lit(None, pl.Float64).alias("anls"))
     doc_keys = table.select("doc_id", *meta_cols)  # row i is doc i
+    field_keys, label = doc_keys, decode
+    if dictionary and confidences is None:  # confidences are joined on the strings
+        label = _enum
+        ids = doc_keys["doc_id"]
+        if ids.null_count() == 0 and ids.is_unique().all():
+            field_keys = doc_keys.with_columns(ids.cast(pl.Enum(ids)))
 
-    def per_doc(frame: pl.DataFrame) -> pl.DataFrame:
-        return doc_keys[frame["doc"]]
+    def per_doc(frame: pl.DataFrame, keys: pl.DataFrame = doc_keys) -> pl.DataFrame:
+        return keys[frame["doc"]]
 
     counts = pl.concat(
         [per_doc(counts),
@@ -201,17 +214,17 @@ def score_batch(
         documents=documents,
         fields=pl.concat(
             [
-                per_doc(fields),
+                per_doc(fields, field_keys),
                 fields.select(
-                    decode("pid", paths["path"]).alias("path"),
-                    decode("attr", attributes).alias("attribute"),
+                    label("pid", paths["path"]).alias("path"),
+                    label("attr", attributes).alias("attribute"),
                     pl.col("gt_text").alias("gt_value"),
                     pl.col("aio_text").alias("aio_value"),
                     "gt_kind", "aio_kind", "gt_present", "aio_present",
-                    decode("bucket", BUCKETS),
-                    decode("strategy", STRATEGIES),
+                    label("bucket", BUCKETS),
+                    label("strategy", STRATEGIES),
                     "similarity", "match",
-                    decode("cell", CELLS),
+                    label("cell", CELLS),
                 ),
             ],
             how="horizontal",
@@ -224,6 +237,11 @@ def score_batch(
     clock.lap("aggregate")
     out.timings = clock.laps
     return out
+
+
+def _enum(column: str, names: tuple[str, ...] | pl.Series) -> pl.Expr:
+    """Enum column from a code column (``decode``'s strings, as the codes they are)."""
+    return pl.col(column).cat.to(pl.Enum(names)).alias(column)
 
 
 def _sibling_confidences(pairs: Pairs, suffix: str

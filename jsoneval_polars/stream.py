@@ -395,7 +395,8 @@ class _BatchTask:
                 pairs = pairs.with_safety(dict(zip(known["doc_id"], known["_safety"],
                                                    strict=True)))
             read = time.perf_counter() - t
-            batch = score_batch(pairs, cfg, semantic_scorer=self.scorer, strict=self.strict)
+            batch = score_batch(pairs, cfg, semantic_scorer=self.scorer, strict=self.strict,
+                                dictionary=True)
         return self._finish(number, pairs, batch, {"read_parse": read})
 
     def _finish(self, number: int, pairs: Pairs, batch: Any, timings: dict

@@ -19,6 +19,7 @@ from polars.testing import assert_frame_equal
 from sample_runs import AIO, GT, config_a
 
 from jsoneval_polars import __version__, evaluate
+from jsoneval_polars.layout import write_part
 from jsoneval_polars.rates import attribute_rates
 from jsoneval_polars.results import read_results
 from jsoneval_polars.stream import score_files
@@ -132,6 +133,33 @@ def test_summed_halves_equal_the_whole(tmp_path):
     whole = evaluate(GT, AIO, config=config_a())
     assert_frame_equal(attribute_rates(counts), whole.attributes, check_exact=False,
                        abs_tol=1e-12)
+
+
+def test_enum_parts_read_back_as_plain_strings(tmp_path):
+    """The files driver's parts carry their label columns as Enums over each part's own values
+    (core.score_batch's ``dictionary``); read together, by Polars and by DuckDB, they are the
+    String columns every other writer writes."""
+    parts = [(["b", "a", "b"], ["a", "b"]), (["c", "a"], ["c", "a"])]
+    for number, (paths, names) in enumerate(parts):
+        frame = pl.DataFrame({"path": paths, "n": range(len(paths))}).with_columns(
+            pl.col("path").cast(pl.Enum(names)))
+        write_part(tmp_path, "fields", frame, number)
+    back = pl.read_parquet(tmp_path / "fields" / "*.parquet")
+    assert back.schema == pl.Schema({"path": pl.String, "n": pl.Int64})
+    assert back.rows() == [("b", 0), ("a", 1), ("b", 2), ("c", 0), ("a", 1)]
+    assert duckdb.sql(f"SELECT typeof(path), count(*) FROM '{tmp_path}/fields/*.parquet' "
+                      "GROUP BY 1").fetchall() == [("VARCHAR", 5)]
+
+
+def test_an_enum_beside_a_type_only_the_arrow_schema_states_is_written_as_strings(tmp_path):
+    """A time zone lives in the Arrow schema, which a part with Enum columns leaves out: such a
+    part is written by Polars, its Enums as strings, its time zone kept."""
+    when = pl.Series("at", [0, 1], dtype=pl.Int64).cast(pl.Datetime("us", "Europe/Paris"))
+    frame = pl.DataFrame({"path": pl.Series(["x", "y"], dtype=pl.Enum(["x", "y"])), "at": when})
+    write_part(tmp_path, "fields", frame, 0)
+    back = pl.read_parquet(tmp_path / "fields" / "part-000000.parquet")
+    assert back.schema == pl.Schema({"path": pl.String, "at": pl.Datetime("us", "Europe/Paris")})
+    assert back["path"].to_list() == ["x", "y"]
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

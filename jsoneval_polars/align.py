@@ -22,6 +22,12 @@ a larger ``greedy`` or ``optimal`` instance takes only the pairs whose similarit
 threshold, found chunk by chunk of GT items (:func:`_bounded_pairs`), so memory stays linear in
 list length. Pairs below the threshold are never matched, so leaving them out changes nothing.
 
+Index lists and dense greedy lists (all their pairs built) are matched by the native kernel
+when it is built (``src/matching.rs``, :data:`MATCH_NATIVELY`): it takes each instance's items
+and match fields, looks the members up, scores the pairs with the same rules and takes them in
+the same order, without a candidate table. The Polars path below is its reference and matches
+the optimal and large instances.
+
 Strings are joined and grouped only on the small item and path tables: list attributes and
 member names are dictionary-encoded once per batch, and every leaf leaves here with a path id
 (``pid``, UInt32) numbered in the sort order of the path strings, so that later stages pair,
@@ -36,8 +42,9 @@ import numpy as np
 import polars as pl
 
 from .config import Config, ListMethod
-from .flatten import Flattened, member_segment
+from .flatten import Flattened, _native, member_segment
 from .schemas import ALIGNMENTS
+from .scorers import TEXT_CAP
 from .similarity import capped_text, levenshtein_similarity
 from .values import value_keys
 
@@ -59,6 +66,9 @@ ORDER_JOIN = 256
 #: (pair, match field) cells a large instance may keep for exact scoring (about 2 GB of work
 #: in _pair_similarity); a document with an instance over it is not aligned but reported.
 CANDIDATE_CELLS = 20_000_000
+#: Index lists and greedy lists of at most DENSE_PAIRS pairs are matched by the native kernel
+#: (src/matching.rs) when it is built; the rest of this module is its reference.
+MATCH_NATIVELY = _native is not None
 #: Rounding margin between a bound computed here and the exact mean of _pair_similarity.
 _MARGIN = 1e-9
 
@@ -107,15 +117,18 @@ def _list_settings(config: Config, la_ids: dict[str, int]) -> pl.DataFrame:
 def _match_fields(
     g: pl.DataFrame, gt_members: pl.DataFrame, config: Config, la_ids: dict, field_ids: dict
 ) -> pl.DataFrame:
-    """(doc, la, pcanon, field, fuzzy_cfg, auto, prefix) for every GT list instance here."""
+    """(doc, la, pcanon, field, fuzzy_cfg, auto, prefix, slot) for every GT list instance
+    here; ``slot`` is a configured field's position in its list's match_fields (null for the
+    default fields)."""
     configured = pl.DataFrame(
         [
-            (la_ids[name], field_ids[f.field], f.compare.value, f.prefix)
+            (la_ids[name], field_ids[f.field], f.compare.value, f.prefix, slot)
             for name, lc in config.lists.items()
             if lc.match_fields and name in la_ids
-            for f in lc.match_fields
+            for slot, f in enumerate(lc.match_fields)
         ],
-        schema={"la": pl.UInt32, "field": pl.UInt32, "compare": pl.String, "prefix": pl.Int64},
+        schema={"la": pl.UInt32, "field": pl.UInt32, "compare": pl.String, "prefix": pl.Int64,
+                "slot": pl.Int64},
         orient="row",
     )
     names = [la_ids[n] for n, lc in config.lists.items() if lc.match_fields is not None
@@ -132,7 +145,8 @@ def _match_fields(
         )
         .select(*_KEY, "field")
         .unique()
-        .with_columns(pl.lit("auto").alias("compare"), pl.lit(None, pl.Int64).alias("prefix"))
+        .with_columns(pl.lit("auto").alias("compare"), pl.lit(None, pl.Int64).alias("prefix"),
+                      pl.lit(None, pl.Int64).alias("slot"))
     )
     return pl.concat([explicit, default]).select(
         *_KEY,
@@ -140,6 +154,7 @@ def _match_fields(
         (pl.col("compare") == "fuzzy").alias("fuzzy_cfg"),
         (pl.col("compare") == "auto").alias("auto"),
         "prefix",
+        "slot",
     )
 
 
@@ -256,31 +271,51 @@ def _pair_similarity(
     return cand.drop("_c").with_columns(per_candidate(pl.col("_lev")))
 
 
+def _instances(
+    g: pl.DataFrame, a: pl.DataFrame, settings: pl.DataFrame, config: Config
+) -> pl.DataFrame:
+    """The list instances at one depth with items on both sides: their ``method``,
+    ``threshold`` and sizes ``_n_gt`` and ``_n_aio``."""
+    return _with_settings(
+        g.group_by(_KEY).agg(pl.len().cast(pl.Int64).alias("_n_gt")).join(
+            a.group_by(_KEY).agg(pl.len().cast(pl.Int64).alias("_n_aio")), on=_KEY
+        ),
+        settings,
+        config,
+    )
+
+
+_BY_INDEX = pl.col("method") == ListMethod.INDEX.value
+
+
+def _dense() -> pl.Expr:
+    """Greedy and optimal instances whose pairs are all built (DENSE_PAIRS, read when called:
+    tests lower it)."""
+    return ~_BY_INDEX & (pl.col("_n_gt") * pl.col("_n_aio") <= DENSE_PAIRS)
+
+
+def _by_kernel() -> pl.Expr:
+    """The instances src/matching.rs matches: every pair of them would be built anyway."""
+    return _BY_INDEX | (_dense() & (pl.col("method") == ListMethod.GREEDY.value))
+
+
 def _candidates(
     g: pl.DataFrame,
     a: pl.DataFrame,
-    settings: pl.DataFrame,
-    config: Config,
+    sizes: pl.DataFrame,
     fields: pl.DataFrame,
     gt_members: pl.DataFrame,
     aio_members: pl.DataFrame,
     la_names: pl.Series,
     failed: dict[int, str],
 ) -> pl.DataFrame:
-    """The (GT item, AIO item) pairs to score at one depth, with each instance's ``method``,
-    ``threshold`` and sizes ``_n_gt`` and ``_n_aio`` (see the module docstring). An instance
-    that keeps too many pairs adds its document to ``failed`` and contributes none."""
+    """The (GT item, AIO item) pairs to score of the instances ``sizes`` (:func:`_instances`),
+    with each instance's ``method``, ``threshold``, ``_n_gt`` and ``_n_aio`` (see the module
+    docstring). An instance that keeps too many pairs adds its document to ``failed`` and
+    contributes none."""
     gk = g.select(*_KEY, "gt_item", "gt_index")
     ak = a.select(*_KEY, "aio_item", "aio_index")
-    sizes = _with_settings(
-        gk.group_by(_KEY).agg(pl.len().cast(pl.Int64).alias("_n_gt")).join(
-            ak.group_by(_KEY).agg(pl.len().cast(pl.Int64).alias("_n_aio")), on=_KEY
-        ),
-        settings,
-        config,
-    )
-    by_index = pl.col("method") == ListMethod.INDEX.value
-    dense = ~by_index & (pl.col("_n_gt") * pl.col("_n_aio") <= DENSE_PAIRS)
+    by_index, dense = _BY_INDEX, _dense()
     parts = [
         gk.join(sizes.filter(dense), on=_KEY).join(ak, on=_KEY),
         gk.join(sizes.filter(by_index), on=_KEY)
@@ -460,6 +495,48 @@ def _bounded_pairs(
     return g[gi].select(*_KEY, "gt_item", "gt_index").with_columns(
         a["aio_item"].gather(ai), a["aio_index"].gather(ai)
     )
+
+
+def _native_matches(
+    sizes: pl.DataFrame,
+    g: pl.DataFrame,
+    a: pl.DataFrame,
+    fields: pl.DataFrame,
+    gt_members: pl.DataFrame,
+    aio_members: pl.DataFrame,
+) -> pl.DataFrame:
+    """:func:`_matches` of :func:`_pair_similarity` for index lists and dense greedy lists,
+    by src/matching.rs: (gt_item, aio_item, similarity) of the matched pairs. The kernel takes
+    each instance's items in index order and its match fields, and looks the members up
+    itself; no candidate table is built. Means of three or more fields may differ from this
+    module's in the last bit: Polars' group mean does not sum in a fixed order."""
+    inst = sizes.with_row_index("_i")
+    keyed = inst.select(*_KEY, "_i")
+
+    def items(side: pl.DataFrame, prefix: str) -> pl.DataFrame:
+        return side.select(*_KEY, pl.col(f"{prefix}_item").alias("item"),
+                           pl.col(f"{prefix}_index").cast(pl.Int64).alias("index")
+                           ).join(keyed, on=_KEY).sort("_i", "index").select("item", "index")
+
+    # a pair's mean is summed field by field: in match_fields order, as the reference sums
+    f = fields.join(keyed, on=_KEY).sort("_i", "slot", "field", nulls_last=True)
+    n_fields = f.group_by("_i").agg(pl.len().cast(pl.Int64).alias("n_fields"))
+    inst = inst.join(n_fields, on="_i", how="left").sort("_i").select(
+        (pl.col("method") == ListMethod.INDEX.value).alias("by_index"), "threshold",
+        pl.col("_n_gt").alias("n_gt"), pl.col("_n_aio").alias("n_aio"),
+        pl.col("n_fields").fill_null(0),
+    )
+    used = f["field"].unique().implode()
+    gm, am = (
+        m.filter(pl.col("field").is_in(used)).select(
+            "item", "field", "text", "is_null", (pl.col("kind") == "string").alias("is_string"),
+            "key")
+        for m in (gt_members, aio_members)
+    )
+    fields_in = f.select("field", pl.col("fuzzy_cfg").alias("fuzzy"), "auto", "prefix",
+                         pl.col("fthr").alias("threshold"))
+    return pl.DataFrame(_native.match_items(inst, items(g, "gt"), items(a, "aio"), fields_in,
+                                            gm, am, TEXT_CAP))
 
 
 def _prefixed(text: str) -> pl.Expr:
@@ -657,11 +734,17 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
             _match_fields(g, gt_members, config, la_ids, field_ids), config, la_names,
             field_names,
         )
-        cand = _candidates(
-            g, a, settings, config, fields, gt_members, aio_members, la_names, failed
-        )
-        cand = _pair_similarity(cand, fields, gt_members, aio_members)
-        matched = _matches(cand)
+        sizes = _instances(g, a, settings, config)
+        matched = []
+        if MATCH_NATIVELY:
+            native = _by_kernel()
+            matched.append(_native_matches(sizes.filter(native), g, a, fields, gt_members,
+                                           aio_members))
+            sizes = sizes.filter(~native)
+        if sizes.height or not matched:
+            cand = _candidates(g, a, sizes, fields, gt_members, aio_members, la_names, failed)
+            matched.append(_matches(_pair_similarity(cand, fields, gt_members, aio_members)))
+        matched = pl.concat(matched) if len(matched) > 1 else matched[0]
 
         a = a.join(matched, on="aio_item", how="left").join(
             g.select("gt_item", "gt_index"), on="gt_item", how="left"

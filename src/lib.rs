@@ -5,7 +5,7 @@
 //! The crate compiles and tests without Python: [`node`] parses JSON text (serde_json) into a
 //! small document tree, [`canonical`] writes the canonical text of SPEC §1, [`flatten`] walks
 //! the trees in parallel (rayon) into column buffers, [`scan`] reads the ids of NDJSON lines,
-//! [`number`] reads numeric strings for NUMERIC.
+//! [`number`] reads numeric strings for NUMERIC, [`matching`] matches the items of lists.
 //! The `python` feature adds the PyO3 module `jsoneval_polars._native` (`src/python.rs`).
 //!
 //! The kernel vouches only for what it handles exactly; anything else (invalid text, repeated
@@ -13,7 +13,9 @@
 //! writes the errors and warnings SPEC §9 asks for.
 
 pub mod canonical;
+pub mod columns_in;
 pub mod flatten;
+pub mod matching;
 pub mod node;
 pub mod number;
 #[cfg(feature = "python")]

@@ -4,9 +4,9 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::{
-    ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch, RecordBatchIterator,
+    ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, RecordBatchIterator,
     StringViewArray, UInt32Array,
 };
 use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
@@ -14,7 +14,9 @@ use arrow_schema::{DataType, Field, Schema};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use crate::columns_in::{bools, floats, ints, required_ints, strs};
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
+use crate::matching::{match_instances, Instance, Items, MatchField, Members, Value};
 use crate::node::Node;
 use crate::scan::{scan_lines as scan, unreadable, without_bom};
 
@@ -353,6 +355,145 @@ impl NumberReader {
     }
 }
 
+fn value_error(e: impl ToString) -> PyErr {
+    pyo3::exceptions::PyValueError::new_err(e.to_string())
+}
+
+/// The record batches of an object with the Arrow PyCapsule stream interface (a Polars
+/// DataFrame), imported without a copy.
+fn record_batches(table: &Bound<'_, PyAny>) -> PyResult<Vec<RecordBatch>> {
+    let capsule = table.call_method0("__arrow_c_stream__")?;
+    let capsule = capsule.cast::<PyCapsule>()?;
+    let stream = capsule.pointer_checked(Some(c"arrow_array_stream"))?;
+    // SAFETY: the capsule's name says it holds an ArrowArrayStream; from_raw moves it out and
+    // leaves a released one, which the capsule's destructor skips
+    let reader = unsafe { RecordBatchStreamReader::from_raw(stream.as_ptr().cast()) }
+        .map_err(value_error)?;
+    reader.collect::<Result<Vec<_>, _>>().map_err(value_error)
+}
+
+/// Consecutive ranges of the given lengths.
+fn ranges(lengths: &[i64]) -> Vec<std::ops::Range<usize>> {
+    let mut start = 0;
+    lengths
+        .iter()
+        .map(|&n| {
+            let r = start..start + n as usize;
+            start = r.end;
+            r
+        })
+        .collect()
+}
+
+fn members<'a>(batches: &'a [RecordBatch]) -> PyResult<Members<'a>> {
+    let item = required_ints(batches, "item").map_err(value_error)?;
+    let field = required_ints(batches, "field").map_err(value_error)?;
+    let text = strs(batches, "text").map_err(value_error)?;
+    let is_null = bools(batches, "is_null").map_err(value_error)?;
+    let is_string = bools(batches, "is_string").map_err(value_error)?;
+    let key = strs(batches, "key").map_err(value_error)?;
+    let mut out = Members::default();
+    for i in 0..item.len() {
+        if !is_null[i] && text[i].is_none() {
+            return Err(value_error("a member that is not null has no text"));
+        }
+        let value = Value {
+            text: text[i],
+            is_null: is_null[i],
+            is_string: is_string[i],
+            key: key[i],
+        };
+        out.insert(item[i], field[i] as u32, value);
+    }
+    Ok(out)
+}
+
+fn items(batches: &[RecordBatch]) -> PyResult<Items> {
+    Ok(Items {
+        item: required_ints(batches, "item").map_err(value_error)?,
+        index: required_ints(batches, "index").map_err(value_error)?,
+    })
+}
+
+/// The matched pairs (gt_item, aio_item, similarity) of greedy and index list instances
+/// (src/matching.rs). `instances` has by_index, threshold, n_gt, n_aio, n_fields per
+/// instance; the item and field tables hold each instance's rows in turn, items in index
+/// order; the member tables are (item, field, text, is_null, is_string, key).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn match_items(
+    py: Python<'_>,
+    instances: &Bound<'_, PyAny>,
+    gt_items: &Bound<'_, PyAny>,
+    aio_items: &Bound<'_, PyAny>,
+    fields: &Bound<'_, PyAny>,
+    gt_members: &Bound<'_, PyAny>,
+    aio_members: &Bound<'_, PyAny>,
+    text_cap: usize,
+) -> PyResult<ArrowTable> {
+    let inst = record_batches(instances)?;
+    let count = |name| required_ints(&inst, name).map_err(value_error);
+    let (n_gt, n_aio, n_fields) = (count("n_gt")?, count("n_aio")?, count("n_fields")?);
+    let by_index = bools(&inst, "by_index").map_err(value_error)?;
+    let threshold = floats(&inst, "threshold").map_err(value_error)?;
+    let (gt, aio) = (
+        items(&record_batches(gt_items)?)?,
+        items(&record_batches(aio_items)?)?,
+    );
+    let f = record_batches(fields)?;
+    let field = required_ints(&f, "field").map_err(value_error)?;
+    let fuzzy = bools(&f, "fuzzy").map_err(value_error)?;
+    let auto = bools(&f, "auto").map_err(value_error)?;
+    let prefix = ints(&f, "prefix").map_err(value_error)?;
+    let field_threshold = floats(&f, "threshold").map_err(value_error)?;
+    let fields: Vec<MatchField> = (0..field.len())
+        .map(|i| MatchField {
+            field: field[i] as u32,
+            fuzzy: fuzzy[i],
+            auto: auto[i],
+            prefix: prefix[i].map(|p| p.max(0) as usize),
+            threshold: field_threshold[i],
+        })
+        .collect();
+    let sums = [
+        (&n_gt, gt.item.len()),
+        (&n_aio, aio.item.len()),
+        (&n_fields, fields.len()),
+    ];
+    if sums
+        .iter()
+        .any(|(n, len)| n.iter().sum::<i64>() as usize != *len)
+    {
+        return Err(value_error(
+            "instance sizes do not add up to the tables' rows",
+        ));
+    }
+    let (gt_ranges, aio_ranges, field_ranges) = (ranges(&n_gt), ranges(&n_aio), ranges(&n_fields));
+    let instances: Vec<Instance> = (0..n_gt.len())
+        .map(|i| Instance {
+            by_index: by_index[i],
+            threshold: threshold[i].unwrap_or(0.0),
+            gt: gt_ranges[i].clone(),
+            aio: aio_ranges[i].clone(),
+            fields: field_ranges[i].clone(),
+        })
+        .collect();
+    let (gm_batches, am_batches) = (record_batches(gt_members)?, record_batches(aio_members)?);
+    let (gm, am) = (members(&gm_batches)?, members(&am_batches)?);
+    let matched = py.detach(|| match_instances(&instances, &gt, &aio, &fields, &gm, &am, text_cap));
+    let column = |f: fn(&(i64, i64, f64)) -> i64| matched.iter().map(f).collect::<Vec<i64>>();
+    Ok(ArrowTable {
+        batch: batch(vec![
+            ("gt_item", Arc::new(Int64Array::from(column(|m| m.0)))),
+            ("aio_item", Arc::new(Int64Array::from(column(|m| m.1)))),
+            (
+                "similarity",
+                Arc::new(Float64Array::from_iter_values(matched.iter().map(|m| m.2))),
+            ),
+        ]),
+    })
+}
+
 /// `" ".join(s.split()).lower()` as the kernel writes it; None where it leaves the case to
 /// Python (tests compare it with Python over every code point).
 #[pyfunction]
@@ -371,6 +512,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(unreadable_texts, m)?)?;
     m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
+    m.add_function(wrap_pyfunction!(match_items, m)?)?;
     let _ = DataType::Utf8View; // the string columns' type
     Ok(())
 }

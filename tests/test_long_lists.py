@@ -10,6 +10,7 @@ warning row naming the document and the path.
 
 from __future__ import annotations
 
+import math
 import random
 import sys
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
@@ -75,6 +77,58 @@ def test_bounded_alignment_equals_reference(case):
 
 
 # --------------------------------------------------------------------------------------------
+# The native matcher (src/matching.rs) against the Python path it stands in for
+
+
+@contextmanager
+def python_matching():
+    saved = align.MATCH_NATIVELY
+    align.MATCH_NATIVELY = False
+    try:
+        yield
+    finally:
+        align.MATCH_NATIVELY = saved
+
+
+def assert_native_matching_equals_python(docs, config) -> None:
+    """Both matchers give the same tables: the same matches, and similarities equal to the last
+    bits (a mean of three or more fields may differ there: Polars' group mean does not sum in a
+    fixed order, the native matcher sums in match_fields order, as the reference does)."""
+    native = run_engine(docs, config)
+    with python_matching():
+        python = run_engine(docs, config)
+    for table in ("alignments", "fields", "documents"):
+        assert_frame_equal(getattr(native, table), getattr(python, table), check_exact=False,
+                           rel_tol=0, abs_tol=1e-12)
+
+
+needs_kernel = pytest.mark.skipif(not align.MATCH_NATIVELY, reason="native kernel not built")
+
+
+@needs_kernel
+@pytest.mark.parametrize("method", ["greedy", "index"])
+def test_a_pair_mean_is_summed_in_match_fields_order(method):
+    """Three match fields scoring 1/12, 12/13 and 1/14: their float64 mean depends on the order
+    of the sum. The native matcher sums in match_fields order, as the reference does, and shows
+    the reference's value to the bit."""
+    gt = {"a": "a" * 12, "b": "b" * 13, "c": "c" * 14}
+    aio = {"a": "a" + "x" * 11, "b": "b" * 12 + "x", "c": "c" + "x" * 13}
+    expected = reference.pair_similarity(gt, aio, ["a", "b", "c"], False)
+    assert expected != math.fsum([1 - 11 / 12, 1 - 1 / 13, 1 - 13 / 14]) / 3  # order matters
+    docs = [doc([gt], [aio])]
+    config = list_config(0.0, method, ["a", "b", "c"])
+    assert run_engine(docs, config).alignments["similarity"].to_list() == [expected]
+    assert_native_matching_equals_python(docs, config)
+
+
+@needs_kernel
+@settings(max_examples=150, deadline=None, suppress_health_check=SLOW)
+@given(case=cases(with_list=True, methods=("greedy", "index")))
+def test_native_matching_equals_the_python_path(case):
+    assert_native_matching_equals_python(*case)
+
+
+# --------------------------------------------------------------------------------------------
 # Long lists with similarities at and near the threshold
 
 _ALPHABET = "abcdefghij"
@@ -89,14 +143,14 @@ def _edit(rnd: random.Random, s: str, n: int) -> str:
 
 
 @st.composite
-def long_lists(draw):
+def long_lists(draw, max_items: int = 80, methods: tuple[str, ...] = ("greedy", "optimal")):
     """One document whose GT list has 20-80 items with 10-character names (so one edit moves
     a similarity by 0.1: pair means land exactly on thresholds), an exact ``code`` drawn from
     few values, and sometimes a null or absent field; the AIO list is a shuffled, edited copy
     with items dropped and added."""
     seed = draw(st.integers(0, 2**32 - 1))
     rnd = random.Random(seed)
-    n = draw(st.integers(20, 80))
+    n = draw(st.integers(20, max_items))
     names = ["".join(rnd.choice(_ALPHABET) for _ in range(10)) for _ in range(n)]
     gt = []
     for name in names:
@@ -120,13 +174,22 @@ def long_lists(draw):
             for _ in range(rnd.randrange(5))]
     rnd.shuffle(aio)
     threshold = draw(st.sampled_from([0.5, 0.6, 0.7, 0.8, 0.9, 0.55, 0.65]))
-    method = draw(st.sampled_from(["greedy", "optimal"]))
+    method = draw(st.sampled_from(methods))
     fields = draw(st.sampled_from([None, ["name"], ["name", "code"], ["name", "code", "none"]]))
     strategy = draw(st.sampled_from([None, {"name": "EXACT"}]))
     config = list_config(threshold, method, fields)
     if strategy:
         config["field_strategies"] = strategy
     return [doc(gt, aio)], config
+
+
+@needs_kernel
+@settings(max_examples=60, deadline=None, suppress_health_check=SLOW)
+@given(case=long_lists(max_items=60, methods=("greedy", "index")))
+def test_native_matching_of_ties_equals_the_python_path(case):
+    """Pair means that land exactly on thresholds, and on each other (greedy's ties), in lists
+    small enough for the native matcher."""
+    assert_native_matching_equals_python(*case)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=SLOW)

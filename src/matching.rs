@@ -1,0 +1,477 @@
+//! The item matching of lists of records for the `greedy` and `index` methods (SPEC §5, the
+//! reference is `jsoneval_polars/align.py`): each candidate (GT item, AIO item) pair's mean
+//! match-field similarity, then the pairs taken. One list instance at a time, so memory is that
+//! of the largest instance's pairs; align.py hands over only instances whose pairs it would
+//! build in full anyway (index lists, and greedy lists of at most `DENSE_PAIRS` pairs).
+
+use std::ops::Range;
+
+use rapidfuzz::distance::levenshtein;
+use rustc_hash::FxHashMap;
+
+/// One match field of a list instance (align.py's `fields` rows).
+#[derive(Clone, Copy, Debug)]
+pub struct MatchField {
+    pub field: u32,
+    /// compared by Levenshtein (`compare: fuzzy`)
+    pub fuzzy: bool,
+    /// compared by kind (`compare: auto`): a GT string with no value key by Levenshtein
+    pub auto: bool,
+    /// the first characters compared, and no value keys (`prefix`)
+    pub prefix: Option<usize>,
+    /// the field's `field_thresholds` entry: a Levenshtein score below it counts 0
+    pub threshold: Option<f64>,
+}
+
+/// A member of an item in one match field. `text` is the canonical text, present whenever
+/// `is_null` is false (flatten.py's contract); `key` the value key of a date or number.
+#[derive(Clone, Copy, Debug)]
+pub struct Value<'a> {
+    pub text: Option<&'a str>,
+    pub is_null: bool,
+    pub is_string: bool,
+    pub key: Option<&'a str>,
+}
+
+/// The members of one side, by (item, field).
+#[derive(Default)]
+pub struct Members<'a> {
+    by_item: FxHashMap<(i64, u32), Value<'a>>,
+}
+
+impl<'a> Members<'a> {
+    pub fn insert(&mut self, item: i64, field: u32, value: Value<'a>) {
+        self.by_item.insert((item, field), value);
+    }
+
+    fn get(&self, item: i64, field: u32) -> Option<&Value<'a>> {
+        self.by_item.get(&(item, field))
+    }
+}
+
+/// One list instance: its items (rows of `Items`, in index order), its match fields (rows of
+/// the field slice) and its method.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    pub by_index: bool,
+    pub threshold: f64,
+    pub gt: Range<usize>,
+    pub aio: Range<usize>,
+    pub fields: Range<usize>,
+}
+
+/// Items of one side: ids and list positions, grouped by instance.
+#[derive(Default, Debug)]
+pub struct Items {
+    pub item: Vec<i64>,
+    pub index: Vec<i64>,
+}
+
+/// A matched pair: GT item, AIO item, similarity.
+pub type Matched = (i64, i64, f64);
+
+/// Rounding margin of the bound that rules a pair out before its Levenshtein fields are all
+/// computed (align.py's `_MARGIN`): a pair is left out only when it cannot reach the threshold.
+const MARGIN: f64 = 1e-9;
+
+/// A member of an item in one match field, prepared once per item: the text compared (prefix
+/// applied) and the part Levenshtein reads (capped too), with its length in characters.
+#[derive(Clone, Copy)]
+struct Side<'a> {
+    value: Option<&'a Value<'a>>,
+    text: &'a str,
+    capped: &'a str,
+    n_chars: usize,
+    /// one byte per character: Levenshtein may read bytes, whose count rapidfuzz gets free
+    ascii: bool,
+}
+
+impl<'a> Side<'a> {
+    fn new(value: Option<&'a Value<'a>>, f: &MatchField, cap: usize) -> Self {
+        let value = value.filter(|v| !v.is_null);
+        let text = prefix(value.and_then(|v| v.text).unwrap_or(""), f.prefix);
+        let capped = prefix(text, Some(cap));
+        let ascii = capped.is_ascii();
+        let n_chars = if ascii {
+            capped.len()
+        } else {
+            capped.chars().count()
+        };
+        Side {
+            value,
+            text,
+            capped,
+            n_chars,
+            ascii,
+        }
+    }
+}
+
+/// The matched pairs of every instance: all i-i pairs of an index list; for a greedy list, the
+/// pairs at or above its threshold taken by similarity (then GT index, then AIO index), each
+/// item at most once.
+pub fn match_instances<'a>(
+    instances: &[Instance],
+    gt: &Items,
+    aio: &Items,
+    fields: &[MatchField],
+    gt_members: &'a Members<'a>,
+    aio_members: &'a Members<'a>,
+    text_cap: usize,
+) -> Vec<Matched> {
+    let mut out = Vec::new();
+    let mut candidates: Vec<(f64, i64, i64, usize, usize)> = Vec::new();
+    let mut scores = Vec::new();
+    for inst in instances {
+        let fields = &fields[inst.fields.clone()];
+        let gs = sides(gt, inst.gt.clone(), fields, gt_members, text_cap);
+        let aside = sides(aio, inst.aio.clone(), fields, aio_members, text_cap);
+        let k = fields.len();
+        let mut mean = |g: usize, a: usize, reach: Option<f64>| {
+            let (g0, a0) = ((g - inst.gt.start) * k, (a - inst.aio.start) * k);
+            pair_mean(
+                fields,
+                &gs[g0..g0 + k],
+                &aside[a0..a0 + k],
+                reach,
+                &mut scores,
+            )
+        };
+        if inst.by_index {
+            // both sides in index order: a merge on the index; every pair is taken
+            let (mut g, mut a) = (inst.gt.start, inst.aio.start);
+            while g < inst.gt.end && a < inst.aio.end {
+                match gt.index[g].cmp(&aio.index[a]) {
+                    std::cmp::Ordering::Less => g += 1,
+                    std::cmp::Ordering::Greater => a += 1,
+                    std::cmp::Ordering::Equal => {
+                        let s = mean(g, a, None).unwrap_or(0.0);
+                        out.push((gt.item[g], aio.item[a], s));
+                        g += 1;
+                        a += 1;
+                    }
+                }
+            }
+            continue;
+        }
+        candidates.clear();
+        for g in inst.gt.clone() {
+            for a in inst.aio.clone() {
+                match mean(g, a, Some(inst.threshold)) {
+                    Some(s) if s >= inst.threshold => {
+                        candidates.push((s, gt.index[g], aio.index[a], g, a))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        candidates.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+        let mut gt_taken = vec![false; inst.gt.len()];
+        let mut aio_taken = vec![false; inst.aio.len()];
+        for &(s, _, _, g, a) in &candidates {
+            let (gi, ai) = (g - inst.gt.start, a - inst.aio.start);
+            if !gt_taken[gi] && !aio_taken[ai] {
+                gt_taken[gi] = true;
+                aio_taken[ai] = true;
+                out.push((gt.item[g], aio.item[a], s));
+            }
+        }
+    }
+    out
+}
+
+/// Each item's member in each match field, item by item.
+fn sides<'a>(
+    items: &Items,
+    rows: Range<usize>,
+    fields: &[MatchField],
+    members: &'a Members<'a>,
+    cap: usize,
+) -> Vec<Side<'a>> {
+    rows.flat_map(|r| fields.iter().map(move |f| (r, f)))
+        .map(|(r, f)| Side::new(members.get(items.item[r], f.field), f, cap))
+        .collect()
+}
+
+/// A field's part in a pair's mean.
+#[derive(Clone, Copy, PartialEq)]
+enum Score {
+    /// null on both sides: not in the mean
+    Left,
+    Known(f64),
+    /// a Levenshtein comparison, computed after every other field
+    Pending,
+}
+
+/// The mean of the fields' similarities that are not null on both sides (0 for none), summed
+/// in the order of the match fields, as the reference (tests/reference.py) sums them. With
+/// `reach`, None when the pair cannot reach it: the Levenshtein fields come last, each with
+/// the lowest score that still lets the pair reach it (rapidfuzz's cutoff stops early below).
+fn pair_mean(
+    fields: &[MatchField],
+    g: &[Side],
+    a: &[Side],
+    reach: Option<f64>,
+    scores: &mut Vec<Score>,
+) -> Option<f64> {
+    scores.clear();
+    let (mut known, mut count, mut pending) = (0.0f64, 0u32, 0u32);
+    for (j, f) in fields.iter().enumerate() {
+        let score = match (g[j].value, a[j].value) {
+            (None, None) => Score::Left,
+            (Some(gv), Some(av)) if !is_fuzzy(f, gv) => Score::Known(same(f, &g[j], gv, &a[j], av)),
+            (Some(_), Some(_)) => Score::Pending,
+            _ => Score::Known(0.0),
+        };
+        match score {
+            Score::Left => {}
+            Score::Known(s) => (known, count) = (known + s, count + 1),
+            Score::Pending => (pending, count) = (pending + 1, count + 1),
+        }
+        scores.push(score);
+    }
+    for (j, f) in fields.iter().enumerate() {
+        if scores[j] != Score::Pending {
+            continue;
+        }
+        pending -= 1;
+        // what this field must score if every field still pending scores 1
+        let need = reach.map(|t| (t - MARGIN) * count as f64 - known - pending as f64);
+        if need.is_some_and(|n| n > 1.0) {
+            return None;
+        }
+        let s = bounded_similarity(&g[j], &a[j], need.unwrap_or(0.0))?;
+        let s = match f.threshold {
+            Some(t) if s < t => 0.0,
+            _ => s,
+        };
+        known += s;
+        scores[j] = Score::Known(s);
+    }
+    let (mut sum, mut n) = (0.0f64, 0u32);
+    for score in scores.iter() {
+        if let Score::Known(s) = score {
+            sum += s;
+            n += 1;
+        }
+    }
+    Some(if n == 0 { 0.0 } else { sum / n as f64 })
+}
+
+fn is_fuzzy(f: &MatchField, g: &Value) -> bool {
+    f.fuzzy || (f.auto && g.is_string && g.key.is_none())
+}
+
+/// Equal compared texts, or equal value keys (dates, numbers) when no prefix is set.
+fn same(f: &MatchField, g: &Side, gv: &Value, a: &Side, av: &Value) -> f64 {
+    let same_key = f.prefix.is_none() && matches!((gv.key, av.key), (Some(x), Some(y)) if x == y);
+    if g.text == a.text || same_key {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// :func:`levenshtein_similarity` of two prepared sides, None when it is below `need` (the
+/// distance is then cut off at the largest that could still reach it).
+fn bounded_similarity(g: &Side, a: &Side, need: f64) -> Option<f64> {
+    if g.capped == a.capped {
+        return Some(1.0);
+    }
+    let longest = g.n_chars.max(a.n_chars);
+    // s = 1 - d / longest >= need  <=>  d <= (1 - need) * longest; rounded up, to be safe
+    let most = if need <= 0.0 {
+        longest
+    } else {
+        ((1.0 - need) * longest as f64).ceil() as usize
+    };
+    if g.n_chars.abs_diff(a.n_chars) > most {
+        return None; // the distance is at least the difference in length
+    }
+    let args = levenshtein::Args::default().score_cutoff(most);
+    let distance = if g.ascii && a.ascii {
+        levenshtein::distance_with_args(g.capped.bytes(), a.capped.bytes(), &args)
+    } else {
+        levenshtein::distance_with_args(g.capped.chars(), a.capped.chars(), &args)
+    }?;
+    let s = 1.0 - distance as f64 / longest as f64;
+    (need <= 0.0 || s >= need).then_some(s)
+}
+
+/// The first `n` characters (all of them for none).
+fn prefix(text: &str, n: Option<usize>) -> &str {
+    // a text of at most n bytes has at most n characters
+    match n
+        .filter(|&n| text.len() > n)
+        .and_then(|n| text.char_indices().nth(n))
+    {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> Value<'_> {
+        Value {
+            text: Some(s),
+            is_null: false,
+            is_string: true,
+            key: None,
+        }
+    }
+
+    fn field(fuzzy: bool) -> MatchField {
+        MatchField {
+            field: 0,
+            fuzzy,
+            auto: false,
+            prefix: None,
+            threshold: None,
+        }
+    }
+
+    /// One field of one pair, through pair_mean (None: null on both sides).
+    fn score(
+        f: MatchField,
+        g: Option<&Value>,
+        a: Option<&Value>,
+        reach: Option<f64>,
+    ) -> Option<f64> {
+        let (g, a) = ([Side::new(g, &f, 100)], [Side::new(a, &f, 100)]);
+        let mut scores = Vec::new();
+        let mean = pair_mean(&[f], &g, &a, reach, &mut scores);
+        mean.map(|m| {
+            if scores[0] == Score::Left {
+                f64::NAN
+            } else {
+                m
+            }
+        })
+    }
+
+    #[test]
+    fn levenshtein_is_the_normalized_similarity() {
+        let lev = |a, b| score(field(true), Some(&text(a)), Some(&text(b)), None).unwrap();
+        assert_eq!(lev("kitten", "sitting"), 1.0 - 3.0 / 7.0);
+        assert_eq!(lev("ab", "ab"), 1.0);
+        assert_eq!(lev("a", "bc"), 0.0);
+        assert_eq!(lev("héllo", "hello"), 0.8); // characters, not bytes
+        let f = field(true);
+        let capped = |t| Side::new(Some(t), &f, 3);
+        let (g, a) = (text("abcX"), text("abcY"));
+        assert_eq!(bounded_similarity(&capped(&g), &capped(&a), 0.0), Some(1.0));
+    }
+
+    #[test]
+    fn a_cutoff_only_rules_out_what_cannot_reach_it() {
+        let f = field(true);
+        let (g, a) = (text("kitten"), text("sitting"));
+        let (g, a) = (Side::new(Some(&g), &f, 100), Side::new(Some(&a), &f, 100));
+        let exact = 1.0 - 3.0 / 7.0;
+        assert_eq!(bounded_similarity(&g, &a, exact), Some(exact));
+        assert_eq!(bounded_similarity(&g, &a, exact + 1e-12), None);
+        assert_eq!(
+            score(
+                field(true),
+                Some(&text("kitten")),
+                Some(&text("sitting")),
+                Some(0.6)
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn field_rules() {
+        let null = Value {
+            text: None,
+            is_null: true,
+            is_string: false,
+            key: None,
+        };
+        assert!(score(field(true), None, Some(&null), None)
+            .unwrap()
+            .is_nan());
+        assert_eq!(score(field(true), Some(&text("a")), None, None), Some(0.0));
+        assert_eq!(
+            score(field(false), Some(&text("ab")), Some(&text("ac")), None),
+            Some(0.0)
+        );
+        assert_eq!(
+            score(field(true), Some(&text("ab")), Some(&text("ac")), None),
+            Some(0.5)
+        );
+        let strict = MatchField {
+            threshold: Some(0.6),
+            ..field(true)
+        };
+        assert_eq!(
+            score(strict, Some(&text("ab")), Some(&text("ac")), None),
+            Some(0.0)
+        );
+        let dated = |t, k| Value {
+            text: Some(t),
+            is_null: false,
+            is_string: true,
+            key: Some(k),
+        };
+        let auto = MatchField {
+            auto: true,
+            ..field(false)
+        };
+        let (g, a) = (dated("2024-01-02", "d1"), dated("02/01/2024", "d1"));
+        assert_eq!(score(auto, Some(&g), Some(&a), None), Some(1.0));
+        let prefixed = MatchField {
+            prefix: Some(3),
+            ..auto
+        };
+        assert_eq!(score(prefixed, Some(&g), Some(&a), None), Some(0.0));
+        let prefixed = MatchField {
+            prefix: Some(3),
+            ..field(false)
+        };
+        assert_eq!(
+            score(prefixed, Some(&text("abcdef")), Some(&text("abcxyz")), None),
+            Some(1.0)
+        );
+    }
+
+    #[test]
+    fn greedy_takes_the_best_pairs_first() {
+        let mut gm = Members::default();
+        let mut am = Members::default();
+        for (item, t) in [(0, "apple"), (1, "apply")] {
+            gm.insert(item, 0, text(t));
+        }
+        for (item, t) in [(10, "apply"), (11, "apple"), (12, "zzzzz")] {
+            am.insert(item, 0, text(t));
+        }
+        let gt = Items {
+            item: vec![0, 1],
+            index: vec![0, 1],
+        };
+        let aio = Items {
+            item: vec![10, 11, 12],
+            index: vec![0, 1, 2],
+        };
+        let inst = Instance {
+            by_index: false,
+            threshold: 0.5,
+            gt: 0..2,
+            aio: 0..3,
+            fields: 0..1,
+        };
+        let mut got = match_instances(&[inst.clone()], &gt, &aio, &[field(true)], &gm, &am, 100);
+        got.sort_by_key(|m| m.0);
+        assert_eq!(got, vec![(0, 11, 1.0), (1, 10, 1.0)]);
+        let index = Instance {
+            by_index: true,
+            ..inst
+        };
+        let got = match_instances(&[index], &gt, &aio, &[field(true)], &gm, &am, 100);
+        assert_eq!(got, vec![(0, 10, 0.8), (1, 11, 0.8)]);
+    }
+}

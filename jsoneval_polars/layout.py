@@ -81,7 +81,7 @@ def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
         frame, enums = frame.with_columns(pl.col(enums).cast(pl.String)), []
     try:
         if enums:
-            _write_dictionaries(frame, path)
+            _write_dictionaries(frame, path, enums)
         else:
             frame.write_parquet(path)
     except pl.exceptions.PolarsError as exc:
@@ -94,17 +94,19 @@ _PLAIN_PARQUET = (pl.Enum, pl.String, pl.Boolean, pl.Float64, pl.Float32, pl.Int
                   pl.Int16, pl.Int8, pl.UInt64, pl.UInt32, pl.UInt16, pl.UInt8)
 
 
-def _write_dictionaries(frame: pl.DataFrame, path: Path) -> None:
-    """Write a part whose Enum columns (core.score_batch's ``dictionary``) become Parquet
-    dictionaries as they are, codes and values, with no string hashed again (measured: a 280k
-    row ``fields`` part in 0.09 s against 0.12 s for the same strings). The Arrow schema is left
-    out of the file, so that every reader sees plain strings, as in every other part: it would
-    make this part's columns Enums of this part's values, which no other part shares."""
+def _write_dictionaries(frame: pl.DataFrame, path: Path, labels: list[str]) -> None:
+    """Write a part whose Enum columns ``labels`` (core.score_batch's ``dictionary``) become
+    Parquet dictionaries as they are, codes and values, with no string hashed again. The Arrow
+    schema is left out of the file, so that every reader sees plain strings, as in every other
+    part: it would make this part's columns Enums of this part's values, which no other part
+    shares. Min/max statistics are written for the labels only, which readers filter by: on
+    the free text of gt_value and aio_value they prune nothing and cost a fifth of the write.
+    Measured on a 280k-row ``fields`` part: 0.075 s against 0.12 s for Polars' writer."""
     import pyarrow.parquet as pq  # pyarrow: Polars' writer stores the Enum's own schema
 
     try:
         pq.write_table(frame.to_arrow(), path, compression="zstd", store_schema=False,
-                       row_group_size=_ROW_GROUP)
+                       row_group_size=_ROW_GROUP, write_statistics=labels)
     except OSError as exc:  # "Error writing bytes to file. Detail: [errno 27] File too large"
         reason = str(exc.strerror or exc).rpartition("Detail: ")[2]
         raise OSError(exc.errno or errno.EIO, reason, str(path)) from None

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 from polars.testing import assert_frame_equal
 from sample_runs import AIO, GT, config_a
@@ -149,6 +150,11 @@ def test_enum_parts_read_back_as_plain_strings(tmp_path):
     assert back.rows() == [("b", 0), ("a", 1), ("b", 2), ("c", 0), ("a", 1)]
     assert duckdb.sql(f"SELECT typeof(path), count(*) FROM '{tmp_path}/fields/*.parquet' "
                       "GROUP BY 1").fetchall() == [("VARCHAR", 5)]
+    # min/max of the labels, which readers filter by; none of the other columns
+    group = pq.ParquetFile(tmp_path / "fields" / "part-000001.parquet").metadata.row_group(0)
+    stats = {group.column(i).path_in_schema: group.column(i).statistics for i in range(2)}
+    assert (stats["path"].min, stats["path"].max) == ("a", "c")
+    assert stats["n"] is None or not stats["n"].has_min_max
 
 
 def test_an_enum_beside_a_type_only_the_arrow_schema_states_is_written_as_strings(tmp_path):

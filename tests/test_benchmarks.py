@@ -42,3 +42,8 @@ def test_backend_benchmark_runs(data):
 def test_flatten_kernels_benchmark_runs(data):
     out = _run("flatten_kernels.py", "--size", str(data), "--docs", "300", "--repeats", "1")
     assert "native, text" in out
+
+
+def test_write_parts_benchmark_runs_and_the_part_reads_back(data):
+    out = _run("write_parts.py", "--data", str(data), "--n", "300", "--repeats", "1")
+    assert "reads back as the strings: True" in out

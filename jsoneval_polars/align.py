@@ -505,38 +505,20 @@ def _native_matches(
     gt_members: pl.DataFrame,
     aio_members: pl.DataFrame,
 ) -> pl.DataFrame:
-    """:func:`_matches` of :func:`_pair_similarity` for index lists and dense greedy lists,
-    by src/matching.rs: (gt_item, aio_item, similarity) of the matched pairs. The kernel takes
-    each instance's items in index order and its match fields, and looks the members up
-    itself; no candidate table is built. Means of three or more fields may differ from this
-    module's in the last bit: Polars' group mean does not sum in a fixed order."""
-    inst = sizes.with_row_index("_i")
-    keyed = inst.select(*_KEY, "_i")
-
-    def items(side: pl.DataFrame, prefix: str) -> pl.DataFrame:
-        return side.select(*_KEY, pl.col(f"{prefix}_item").alias("item"),
-                           pl.col(f"{prefix}_index").cast(pl.Int64).alias("index")
-                           ).join(keyed, on=_KEY).sort("_i", "index").select("item", "index")
-
-    # a pair's mean is summed field by field: in match_fields order, as the reference sums
-    f = fields.join(keyed, on=_KEY).sort("_i", "slot", "field", nulls_last=True)
-    n_fields = f.group_by("_i").agg(pl.len().cast(pl.Int64).alias("n_fields"))
-    inst = inst.join(n_fields, on="_i", how="left").sort("_i").select(
-        (pl.col("method") == ListMethod.INDEX.value).alias("by_index"), "threshold",
-        pl.col("_n_gt").alias("n_gt"), pl.col("_n_aio").alias("n_aio"),
-        pl.col("n_fields").fill_null(0),
-    )
-    used = f["field"].unique().implode()
-    gm, am = (
-        m.filter(pl.col("field").is_in(used)).select(
-            "item", "field", "text", "is_null", (pl.col("kind") == "string").alias("is_string"),
-            "key")
-        for m in (gt_members, aio_members)
-    )
-    fields_in = f.select("field", pl.col("fuzzy_cfg").alias("fuzzy"), "auto", "prefix",
-                         pl.col("fthr").alias("threshold"))
-    return pl.DataFrame(_native.match_items(inst, items(g, "gt"), items(a, "aio"), fields_in,
-                                            gm, am, TEXT_CAP))
+    """:func:`_matches` of :func:`_pair_similarity` for the instances ``sizes`` (index lists
+    and dense greedy lists), by src/matching.rs: (gt_item, aio_item, similarity) of the
+    matched pairs. The kernel gathers each instance's items, match fields and members from the
+    depth's tables as they are, by instance key; no candidate table is built. Means of three
+    or more fields may differ from this module's in the last bit: Polars' group mean does not
+    sum in a fixed order."""
+    return pl.DataFrame(_native.match_items(
+        sizes.select(*_KEY, _BY_INDEX.alias("by_index"), "threshold"),
+        g.select(*_KEY, pl.col("gt_item").alias("item"), pl.col("gt_index").alias("index")),
+        a.select(*_KEY, pl.col("aio_item").alias("item"), pl.col("aio_index").alias("index")),
+        fields.select(*_KEY, "field", pl.col("fuzzy_cfg").alias("fuzzy"), "auto", "prefix",
+                      pl.col("fthr").alias("threshold"), "slot"),
+        gt_members, aio_members, TEXT_CAP,
+    ))
 
 
 def _prefixed(text: str) -> pl.Expr:

@@ -67,6 +67,117 @@ pub struct Items {
     pub index: Vec<i64>,
 }
 
+/// A list instance's key: (document, list attribute, canonical id of the parent item).
+pub type Key = (i64, i64, i64);
+
+/// The instances to match with their items and match fields, each grouped by instance.
+#[derive(Default)]
+pub struct Lists {
+    pub instances: Vec<Instance>,
+    pub gt: Items,
+    pub aio: Items,
+    pub fields: Vec<MatchField>,
+}
+
+/// Rows of one side's items at one depth, in any order: (instance key, item id, list index).
+pub struct ItemRows<'r> {
+    pub key: &'r [Key],
+    pub item: &'r [i64],
+    pub index: &'r [i64],
+}
+
+/// Rows of the instances' match fields, in any order: the field, and its position in the
+/// list's `match_fields` (None for the default fields, which follow in id order).
+pub struct FieldRows<'r> {
+    pub key: &'r [Key],
+    pub slot: &'r [Option<i64>],
+    pub field: &'r [MatchField],
+}
+
+impl Lists {
+    /// The instances `keys` (method and threshold beside), their items in index order and
+    /// their match fields in match_fields order, from rows that may hold other instances'
+    /// too (skipped: align.py matches those).
+    pub fn gather(
+        keys: &[Key],
+        by_index: &[bool],
+        threshold: &[f64],
+        gt: ItemRows,
+        aio: ItemRows,
+        fields: FieldRows,
+    ) -> Lists {
+        let position: FxHashMap<Key, usize> =
+            keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        let grouped_items = |rows: &ItemRows| {
+            let mut by_instance: Vec<Vec<(i64, i64)>> = vec![Vec::new(); keys.len()];
+            for r in 0..rows.key.len() {
+                if let Some(&i) = position.get(&rows.key[r]) {
+                    by_instance[i].push((rows.index[r], rows.item[r]));
+                }
+            }
+            let mut items = Items::default();
+            let mut ranges = Vec::with_capacity(keys.len());
+            for mut group in by_instance {
+                group.sort_unstable();
+                let start = items.item.len();
+                for (index, item) in group {
+                    items.index.push(index);
+                    items.item.push(item);
+                }
+                ranges.push(start..items.item.len());
+            }
+            (items, ranges)
+        };
+        let (gt, gt_ranges) = grouped_items(&gt);
+        let (aio, aio_ranges) = grouped_items(&aio);
+        let mut by_instance: Vec<Vec<(i64, u32, MatchField)>> = vec![Vec::new(); keys.len()];
+        for r in 0..fields.key.len() {
+            if let Some(&i) = position.get(&fields.key[r]) {
+                let f = fields.field[r];
+                by_instance[i].push((fields.slot[r].unwrap_or(i64::MAX), f.field, f));
+            }
+        }
+        let mut match_fields = Vec::new();
+        let mut instances = Vec::with_capacity(keys.len());
+        for (i, mut group) in by_instance.into_iter().enumerate() {
+            group.sort_unstable_by_key(|&(slot, field, _)| (slot, field));
+            let start = match_fields.len();
+            match_fields.extend(group.into_iter().map(|(_, _, f)| f));
+            instances.push(Instance {
+                by_index: by_index[i],
+                threshold: threshold[i],
+                gt: gt_ranges[i].clone(),
+                aio: aio_ranges[i].clone(),
+                fields: start..match_fields.len(),
+            });
+        }
+        Lists {
+            instances,
+            gt,
+            aio,
+            fields: match_fields,
+        }
+    }
+
+    /// :func:`match_instances` of the gathered instances.
+    pub fn matched(
+        &self,
+        gt_members: &Members,
+        aio_members: &Members,
+        text_cap: usize,
+    ) -> Vec<Matched> {
+        match_instances(
+            &self.instances,
+            &self.gt,
+            &self.aio,
+            &self.fields,
+            gt_members,
+            aio_members,
+            text_cap,
+        )
+    }
+}
+
 /// A matched pair: GT item, AIO item, similarity.
 pub type Matched = (i64, i64, f64);
 
@@ -473,5 +584,48 @@ mod tests {
         };
         let got = match_instances(&[index], &gt, &aio, &[field(true)], &gm, &am, 100);
         assert_eq!(got, vec![(0, 10, 0.8), (1, 11, 0.8)]);
+    }
+
+    #[test]
+    fn gather_groups_rows_by_instance_and_orders_them() {
+        let (k1, k2, other) = ((0, 1, -1), (0, 1, 7), (3, 3, -1));
+        let f = |id| MatchField {
+            field: id,
+            ..field(true)
+        };
+        let lists = Lists::gather(
+            &[k1, k2],
+            &[false, true],
+            &[0.5, 0.0],
+            ItemRows {
+                key: &[k2, k1, other, k1],
+                item: &[20, 11, 99, 10],
+                index: &[0, 1, 0, 0],
+            },
+            ItemRows {
+                key: &[k1],
+                item: &[30],
+                index: &[0],
+            },
+            FieldRows {
+                key: &[k1, k1, other, k1, k2],
+                slot: &[Some(1), Some(0), Some(0), None, None],
+                field: &[f(5), f(6), f(7), f(1), f(2)],
+            },
+        );
+        assert_eq!(lists.gt.item, vec![10, 11, 20]);
+        assert_eq!(lists.aio.item, vec![30]);
+        let fields: Vec<u32> = lists.fields.iter().map(|f| f.field).collect();
+        assert_eq!(fields, vec![6, 5, 1, 2]); // slots first, then the default fields
+        let i = &lists.instances;
+        assert_eq!(
+            (i[0].gt.clone(), i[0].aio.clone(), i[0].fields.clone()),
+            (0..2, 0..1, 0..3)
+        );
+        assert_eq!(
+            (i[1].gt.clone(), i[1].aio.clone(), i[1].fields.clone()),
+            (2..3, 1..1, 3..4)
+        );
+        assert!(i[1].by_index && !i[0].by_index);
     }
 }

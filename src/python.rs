@@ -16,9 +16,10 @@ use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, Py
 
 use crate::columns_in::{bools, floats, ints, required_ints, strs};
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
-use crate::matching::{match_instances, Instance, Items, MatchField, Members, Value};
+use crate::matching::{FieldRows, ItemRows, Key, Lists, MatchField, Members, Value};
 use crate::node::Node;
 use crate::scan::{scan_lines as scan, unreadable, without_bom};
+use rustc_hash::FxHashSet;
 
 /// One table, handed to Python through the Arrow C stream interface.
 #[pyclass(frozen, module = "jsoneval_polars._native")]
@@ -372,35 +373,30 @@ fn record_batches(table: &Bound<'_, PyAny>) -> PyResult<Vec<RecordBatch>> {
     reader.collect::<Result<Vec<_>, _>>().map_err(value_error)
 }
 
-/// Consecutive ranges of the given lengths.
-fn ranges(lengths: &[i64]) -> Vec<std::ops::Range<usize>> {
-    let mut start = 0;
-    lengths
-        .iter()
-        .map(|&n| {
-            let r = start..start + n as usize;
-            start = r.end;
-            r
-        })
-        .collect()
+/// Instance keys (doc, la, pcanon) of a table's rows.
+fn keys(batches: &[RecordBatch]) -> PyResult<Vec<Key>> {
+    let column = |name| required_ints(batches, name).map_err(value_error);
+    let (doc, la, pcanon) = (column("doc")?, column("la")?, column("pcanon")?);
+    Ok((0..doc.len()).map(|i| (doc[i], la[i], pcanon[i])).collect())
 }
 
-fn members<'a>(batches: &'a [RecordBatch]) -> PyResult<Members<'a>> {
+/// The members of one side in the `fields` only: (item, field, text, is_null, kind, key).
+fn members<'a>(batches: &'a [RecordBatch], fields: &FxHashSet<u32>) -> PyResult<Members<'a>> {
     let item = required_ints(batches, "item").map_err(value_error)?;
     let field = required_ints(batches, "field").map_err(value_error)?;
     let text = strs(batches, "text").map_err(value_error)?;
     let is_null = bools(batches, "is_null").map_err(value_error)?;
-    let is_string = bools(batches, "is_string").map_err(value_error)?;
+    let kind = strs(batches, "kind").map_err(value_error)?;
     let key = strs(batches, "key").map_err(value_error)?;
     let mut out = Members::default();
-    for i in 0..item.len() {
+    for i in (0..item.len()).filter(|&i| fields.contains(&(field[i] as u32))) {
         if !is_null[i] && text[i].is_none() {
             return Err(value_error("a member that is not null has no text"));
         }
         let value = Value {
             text: text[i],
             is_null: is_null[i],
-            is_string: is_string[i],
+            is_string: kind[i] == Some("string"),
             key: key[i],
         };
         out.insert(item[i], field[i] as u32, value);
@@ -408,17 +404,12 @@ fn members<'a>(batches: &'a [RecordBatch]) -> PyResult<Members<'a>> {
     Ok(out)
 }
 
-fn items(batches: &[RecordBatch]) -> PyResult<Items> {
-    Ok(Items {
-        item: required_ints(batches, "item").map_err(value_error)?,
-        index: required_ints(batches, "index").map_err(value_error)?,
-    })
-}
-
 /// The matched pairs (gt_item, aio_item, similarity) of greedy and index list instances
-/// (src/matching.rs). `instances` has by_index, threshold, n_gt, n_aio, n_fields per
-/// instance; the item and field tables hold each instance's rows in turn, items in index
-/// order; the member tables are (item, field, text, is_null, is_string, key).
+/// (src/matching.rs). Every table keys its rows by instance (doc, la, pcanon), in any order:
+/// `instances` (by_index, threshold) names the instances to match; the item tables (item,
+/// index) and the field table (field, fuzzy, auto, prefix, threshold, slot) may hold rows of
+/// other instances, which are skipped; the member tables are align.py's (item, field, kind,
+/// text, is_null, key).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn match_items(
@@ -432,21 +423,29 @@ fn match_items(
     text_cap: usize,
 ) -> PyResult<ArrowTable> {
     let inst = record_batches(instances)?;
-    let count = |name| required_ints(&inst, name).map_err(value_error);
-    let (n_gt, n_aio, n_fields) = (count("n_gt")?, count("n_aio")?, count("n_fields")?);
     let by_index = bools(&inst, "by_index").map_err(value_error)?;
-    let threshold = floats(&inst, "threshold").map_err(value_error)?;
-    let (gt, aio) = (
-        items(&record_batches(gt_items)?)?,
-        items(&record_batches(aio_items)?)?,
+    let threshold: Vec<f64> = floats(&inst, "threshold")
+        .map_err(value_error)?
+        .into_iter()
+        .map(|t| t.unwrap_or(0.0))
+        .collect();
+    let (g, a) = (record_batches(gt_items)?, record_batches(aio_items)?);
+    let (g_keys, a_keys) = (keys(&g)?, keys(&a)?);
+    let column = |b: &[RecordBatch], name| required_ints(b, name).map_err(value_error);
+    let (g_item, g_index, a_item, a_index) = (
+        column(&g, "item")?,
+        column(&g, "index")?,
+        column(&a, "item")?,
+        column(&a, "index")?,
     );
     let f = record_batches(fields)?;
-    let field = required_ints(&f, "field").map_err(value_error)?;
+    let field = column(&f, "field")?;
     let fuzzy = bools(&f, "fuzzy").map_err(value_error)?;
     let auto = bools(&f, "auto").map_err(value_error)?;
     let prefix = ints(&f, "prefix").map_err(value_error)?;
+    let slot = ints(&f, "slot").map_err(value_error)?;
     let field_threshold = floats(&f, "threshold").map_err(value_error)?;
-    let fields: Vec<MatchField> = (0..field.len())
+    let match_fields: Vec<MatchField> = (0..field.len())
         .map(|i| MatchField {
             field: field[i] as u32,
             fuzzy: fuzzy[i],
@@ -455,32 +454,30 @@ fn match_items(
             threshold: field_threshold[i],
         })
         .collect();
-    let sums = [
-        (&n_gt, gt.item.len()),
-        (&n_aio, aio.item.len()),
-        (&n_fields, fields.len()),
-    ];
-    if sums
-        .iter()
-        .any(|(n, len)| n.iter().sum::<i64>() as usize != *len)
-    {
-        return Err(value_error(
-            "instance sizes do not add up to the tables' rows",
-        ));
-    }
-    let (gt_ranges, aio_ranges, field_ranges) = (ranges(&n_gt), ranges(&n_aio), ranges(&n_fields));
-    let instances: Vec<Instance> = (0..n_gt.len())
-        .map(|i| Instance {
-            by_index: by_index[i],
-            threshold: threshold[i].unwrap_or(0.0),
-            gt: gt_ranges[i].clone(),
-            aio: aio_ranges[i].clone(),
-            fields: field_ranges[i].clone(),
-        })
-        .collect();
+    let lists = Lists::gather(
+        &keys(&inst)?,
+        &by_index,
+        &threshold,
+        ItemRows {
+            key: &g_keys,
+            item: &g_item,
+            index: &g_index,
+        },
+        ItemRows {
+            key: &a_keys,
+            item: &a_item,
+            index: &a_index,
+        },
+        FieldRows {
+            key: &keys(&f)?,
+            slot: &slot,
+            field: &match_fields,
+        },
+    );
+    let used: FxHashSet<u32> = lists.fields.iter().map(|f| f.field).collect();
     let (gm_batches, am_batches) = (record_batches(gt_members)?, record_batches(aio_members)?);
-    let (gm, am) = (members(&gm_batches)?, members(&am_batches)?);
-    let matched = py.detach(|| match_instances(&instances, &gt, &aio, &fields, &gm, &am, text_cap));
+    let (gm, am) = (members(&gm_batches, &used)?, members(&am_batches, &used)?);
+    let matched = py.detach(|| lists.matched(&gm, &am, text_cap));
     let column = |f: fn(&(i64, i64, f64)) -> i64| matched.iter().map(f).collect::<Vec<i64>>();
     Ok(ArrowTable {
         batch: batch(vec![

@@ -11,7 +11,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+project = tomllib.loads(pyproject.read_text())["project"]
 requirements = list(project["dependencies"])
 for extra in sys.argv[1:]:
     requirements += project["optional-dependencies"][extra]
@@ -21,5 +22,6 @@ for req in requirements:
     if not m:
         sys.exit(f"{req!r}: every dependency needs a '>=' lower bound")
     name = m.group(1).lower()
-    pins[name] = max(pins.get(name, m.group(3)), m.group(3), key=lambda v: tuple(map(int, v.split("."))))
+    pins[name] = max(pins.get(name, m.group(3)), m.group(3),
+                     key=lambda v: tuple(map(int, v.split("."))))
 print("\n".join(f"{name}=={version}" for name, version in pins.items()))

@@ -4,8 +4,9 @@
 
 Documents are parsed and flattened once and handed to the batch core as already flattened
 (``Pairs.flat``, as the files driver hands its batches), so each run of ``core.score_batch``
-times only the code after the flatten lap, with the stage clock that ``evaluate`` reports. The package is imported from a copy (the working
-tree's, and with ``--ref`` the one committed at REV under another name), so edits made while it
+times only the code after the flatten lap, with the stage clock that ``evaluate`` reports.
+The package is imported from a copy (the working tree's, and with ``--ref`` the one committed
+at REV under another name), so edits made while it
 runs do not mix in; the two alternate on the same flattened batch and their tables are compared
 (the machine is shared and noisy: compare within one run, by medians; the cpu row, summed over
 threads, moves less with the neighbours' load). ``--lines`` prints the Polars time per engine

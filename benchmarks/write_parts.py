@@ -2,12 +2,12 @@
 
     python benchmarks/write_parts.py [--data benchmarks/data/100000] [--n 7000] [--repeats 7]
 
-Scores the first ``n`` pairs of a generated set (``benchmarks/generate.py``) with the core (files driver settings,
-``dictionary=True``), then writes its ``fields`` table to a temporary folder, alternating:
-Polars' writer on the decoded strings (what every part was before docs/DECISIONS.md 71), and
-``layout.write_part`` on the Enum columns (pyarrow, dictionaries as they are, statistics for
-the labels only), and the same with statistics for every column. Medians of ``repeats``;
-the tables read back equal.
+Scores the first ``n`` pairs of a generated set (``benchmarks/generate.py``) with the core
+(files driver settings, ``dictionary=True``), then writes its ``fields`` table to a temporary
+folder, alternating: Polars' writer on the decoded strings (what every part was before
+docs/DECISIONS.md 71), ``layout.write_part`` on the Enum columns (pyarrow, dictionaries as
+they are, statistics for the labels only), and the same with statistics for every column.
+Medians of ``repeats``; the dictionary part reads back equal to the strings.
 """
 
 from __future__ import annotations

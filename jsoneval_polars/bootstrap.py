@@ -5,8 +5,8 @@ and per-document RQS (``documents``) are all a bootstrap needs: a resample of th
 a weight per document (how often it was drawn), and every figure of the resample is a ratio of
 weighted sums of those counts. So the resamples are one matrix product, not a loop that
 re-scores: ``W`` (resamples x documents, multinomial counts summing to the number of
-documents) times the sparse (documents x attributes) TP, FP and FN matrix. Resamples are taken in chunks
-that bound ``W``'s size; the seed alone fixes them.
+documents) times the sparse (documents x attributes) TP, FP and FN matrix. Resamples are
+taken in chunks that bound ``W``'s size; the seed alone fixes them.
 
 Figures resampled: F1 per attribute, micro-F1, macro-F1 (over the attributes whose F1 is
 defined in that resample, as :func:`rates.finish`) and mean RQS. Intervals are 95 %
@@ -39,8 +39,8 @@ _DENSE_CELLS = 1 << 25  # count matrices up to 256 MB are multiplied dense
 @dataclass(frozen=True)
 class DocCounts:
     """A run's per-document counts over ``doc_ids`` and ``attributes``: ``cells`` is a
-    (documents x 3 attributes) matrix (dense unless large) of TP, FP and FN per attribute (column blocks in that
-    order), ``rqs`` the documents' RQS."""
+    (documents x 3 attributes) matrix (dense unless large) of TP, FP and FN per attribute
+    (column blocks in that order), ``rqs`` the documents' RQS."""
 
     doc_ids: list[str]
     attributes: list[str]

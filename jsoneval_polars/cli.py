@@ -180,7 +180,7 @@ def _score(args: SimpleNamespace) -> int:
         raise UsageError(f"--out {args.out} is a file; give a directory for the result tables")
     if args.sample:
         gt, aio = _sample_path("gt.ndjson"), _sample_path("aio.ndjson")
-        config = load_config(args.config) if args.config else load_config(_sample_path("config.json"))
+        config = load_config(args.config or _sample_path("config.json"))
     else:
         if not args.gt or not args.aio:
             raise UsageError("give --gt and --aio, or --sample")

@@ -1,7 +1,8 @@
 """Subcommands over stored runs: ``jsoneval sql``, ``jsoneval diff``, ``jsoneval report``.
 
-Click commands, registered through ``cli.COMMAND_MODULES``. Each command reads results directories written by
-``jsoneval score --out``; DuckDB and the report code are imported when the command runs.
+Click commands, registered through ``cli.COMMAND_MODULES``. Each command reads results
+directories written by ``jsoneval score --out``; DuckDB and the report code are imported
+when the command runs.
 Exit codes as in :mod:`jsoneval_polars.cli`: 0 success, 2 bad usage (a directory that is not a
 results directory, a SQL error).
 """

@@ -338,7 +338,8 @@ def _match_fields(key: str, value: Any) -> tuple[MatchField, ...]:
         if not isinstance(item.get("field"), str):
             raise ConfigError(f"{where}.field must be a string; got {item.get('field')!r}")
         prefix = item.get("prefix")
-        if prefix is not None and (isinstance(prefix, bool) or not isinstance(prefix, int) or prefix < 1):
+        if prefix is not None and (isinstance(prefix, bool) or not isinstance(prefix, int)
+                                   or prefix < 1):
             raise ConfigError(f"{where}.prefix must be a positive integer; got {prefix!r}")
         compare = _choice(f"{where}.compare", item.get("compare", "auto"), Compare)
         out.append(MatchField(item["field"], compare, prefix))

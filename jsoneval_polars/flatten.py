@@ -215,7 +215,8 @@ def flatten_python(
     cache = _segment_cache
     extra: list[tuple] = []
 
-    def walk_dict(d: dict, suffix: str, attr: str, item: int, depth: int, root: bool, item_root: bool):
+    def walk_dict(d: dict, suffix: str, attr: str, item: int, depth: int, root: bool,
+                  item_root: bool):
         for k, v in d.items():
             if type(k) is not str:
                 raise UnrepresentableValue(f"object key {k!r} at '{suffix}' is not a string")

@@ -673,7 +673,8 @@ def build_pairs(
         gt_docs.append(gt_doc if gt_doc is not None else {})
         aio_docs.append(aio_doc)
         for name, values in meta.items():
-            value = next((r.meta[name] for r in (ar, gr) if r and r.meta.get(name) is not None), None)
+            value = next(
+                (r.meta[name] for r in (ar, gr) if r and r.meta.get(name) is not None), None)
             values.append(None if value is None else str(value))
     table = pl.DataFrame(rows, schema=PAIR_SCHEMA, orient="row").with_columns(
         pl.Series(name, values, dtype=pl.String) for name, values in meta.items()
@@ -1014,10 +1015,12 @@ def safety_lookup(safety: Any, doc_ids: list[str], gt: list, aio: list) -> list[
     else:
         if isinstance(safety, pl.DataFrame):
             if not {"doc_id", "safety"} <= set(safety.columns):
-                raise InputError(f"safety table needs doc_id and safety columns; got {safety.columns}")
+                raise InputError(
+                    f"safety table needs doc_id and safety columns; got {safety.columns}")
             safety = dict(zip(safety["doc_id"].cast(pl.String), safety["safety"], strict=True))
         if not isinstance(safety, Mapping):
-            raise InputError(f"safety must be a mapping, a table or a callable; got {type(safety).__name__}")
+            raise InputError("safety must be a mapping, a table or a callable; got "
+                             f"{type(safety).__name__}")
         values = [safety.get(d, 1.0) for d in doc_ids]
     for d, v in zip(doc_ids, values, strict=True):
         if isinstance(v, bool) or not isinstance(v, int | float) or not 0.0 <= v <= 1.0:

@@ -804,7 +804,9 @@ def _calibration_section(r) -> list[str]:
         "most confident 10 % … 100 % of the values (acc@10% … acc@100%). The chart is the "
         "overall row: a well-calibrated system's bins lie on the diagonal.</p>",
         chart,
-        f'<div class="panel">{_table(table, numeric=("n", *rates), formats={c: _fmt for c in rates}, table_id="calibration-table")}</div>',
+        '<div class="panel">' + _table(table, numeric=("n", *rates),
+                                       formats={c: _fmt for c in rates},
+                                       table_id="calibration-table") + "</div>",
     ]
 
 
@@ -876,9 +878,10 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
            "attribute table lists them." if n_invented else "") + "</p>",
         f'<div class="panel" id="attribute-chart">{attribute_chart_svg(known)}</div>',
         "<h2>RQS distribution</h2>",
-        f'<div class="panel" id="rqs-histogram">'
-        f'{histogram_svg(rqs, title="RQS per document", xlabel="RQS per document", threshold=threshold)}'
-        f'<p class="note">{n_pass} of {len(rqs)} documents pass.</p></div>',
+        '<div class="panel" id="rqs-histogram">'
+        + histogram_svg(rqs, title="RQS per document", xlabel="RQS per document",
+                        threshold=threshold)
+        + f'<p class="note">{n_pass} of {len(rqs)} documents pass.</p></div>',
         "<h2>Confusion counts by attribute</h2>",
         '<p class="note">Share of each cell per attribute; the number at the end is the '
         "attribute's fields. FP+FN is a wrong value (counted as one FP and one FN in the "

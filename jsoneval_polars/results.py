@@ -1,9 +1,10 @@
 """Result tables from an in-memory :class:`~jsoneval_polars.pipeline.Result` or a results directory.
 
 A results directory is what every driver writes (layout.py): ``<table>/**/*.parquet`` per
-table (Hive partition folders allowed), ``summary.json`` and ``manifest.json``. :func:`read_results` opens such a directory
-lazily; the consumers (``duckdb_sql``, ``diff``, ``report``) take either form through
-:func:`as_tables`, so a run scored in this process and one scored yesterday are handled alike.
+table (Hive partition folders allowed), ``summary.json`` and ``manifest.json``.
+:func:`read_results` opens such a directory lazily; the consumers (``duckdb_sql``, ``diff``,
+``report``) take either form through :func:`as_tables`, so a run scored in this process and
+one scored yesterday are handled alike.
 """
 
 from __future__ import annotations

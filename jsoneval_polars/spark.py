@@ -226,14 +226,14 @@ def _tagged(kind: str, frame: pl.DataFrame) -> pa.RecordBatch:
     arrow = frame.select(schema.names).to_arrow().cast(schema)
     n = arrow.num_rows
     columns = []
-    for field in _OUTPUT_SCHEMA:
-        if field.name == "kind":
+    for out in _OUTPUT_SCHEMA:
+        if out.name == "kind":
             columns.append(pa.array([kind] * n, pa.string()))
-        elif field.name == kind:
+        elif out.name == kind:
             children = [column.combine_chunks() for column in arrow.columns]
             columns.append(pa.StructArray.from_arrays(children, fields=list(schema)))
         else:
-            columns.append(pa.nulls(n, field.type))
+            columns.append(pa.nulls(n, out.type))
     return pa.RecordBatch.from_arrays(columns, schema=_OUTPUT_SCHEMA)
 
 

@@ -78,7 +78,7 @@ def _spark_score(args: SimpleNamespace) -> int:
     if args.pairs:
         gt, aio = read_source(spark, args.pairs, args.format), None
     else:
-        gt, aio = read_source(spark, args.gt, args.format), read_source(spark, args.aio, args.format)
+        gt, aio = (read_source(spark, path, args.format) for path in (args.gt, args.aio))
     result = evaluate_spark(
         gt, aio, config=config, id_field=args.id_field, json_column=columns,
         safety_column=args.safety_column, num_partitions=args.partitions,

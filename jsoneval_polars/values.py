@@ -95,7 +95,8 @@ def looks_like_date(raw: pl.Expr, date_order: str = "DMY") -> pl.Expr:
     strategy detection test; the day itself need not exist)."""
     s = raw.str.strip_chars()
     formats = date_formats(date_order)[1:]
-    return s.str.contains(_ISO_DATE) | s.str.contains("|".join(f"(?:{_unnamed(f)})" for f in formats))
+    others = "|".join(f"(?:{_unnamed(f)})" for f in formats)
+    return s.str.contains(_ISO_DATE) | s.str.contains(others)
 
 
 def _unnamed(fmt: str) -> str:
@@ -171,7 +172,7 @@ def value_keys(
     at = members.select((rows & can).fill_null(False)).to_series().arg_true()
     if len(at):
         part = members[at]
-        if parse == "number":  # parsed once, then keyed (an expression used thrice would parse thrice)
+        if parse == "number":  # parsed once, then keyed (an expression used thrice parses thrice)
             part = part.with_columns(parse_number(text, kind).alias("_number"))
         out = out.scatter(at, part.select(key).to_series())
     return out

@@ -22,7 +22,8 @@ README = ROOT / "README.md"
 DOCS = [README, *sorted((ROOT / "docs").glob("*.md"))]
 
 _BLOCK = re.compile(
-    r"(?:<!--\s*(?P<kind>not run|needs):\s*(?P<note>.*?)\s*-->\n)?```(?P<lang>\w*)\n(?P<code>.*?)```",
+    r"(?:<!--\s*(?P<kind>not run|needs):\s*(?P<note>.*?)\s*-->\n)?"
+    r"```(?P<lang>\w*)\n(?P<code>.*?)```",
     flags=re.DOTALL,
 )
 

@@ -37,7 +37,8 @@ from jsoneval_polars.config import Config, ListConfig, MatchField, Weights, load
         (lambda: MatchField("id", prefix=0), "prefix must be a positive integer"),
         (lambda: Config(id_field=""), "id_field must be a non-empty string"),
         (lambda: Config(empty_containers_are_null="yes"), "must be true or false"),
-        (lambda: Config(fuzzy_treshold=0.9), "no field 'fuzzy_treshold'.*did you mean 'fuzzy_threshold'"),
+        (lambda: Config(fuzzy_treshold=0.9),
+         "no field 'fuzzy_treshold'.*did you mean 'fuzzy_threshold'"),
         (lambda: Weights(acuracy=1), "did you mean 'accuracy'"),
     ],
 )
@@ -49,7 +50,8 @@ def test_config_objects_are_validated_at_construction(make, message):
 def test_config_construction_normalizes_like_parse_config():
     built = Config(default_text_strategy="fuzzy", field_strategies={"total": "numeric"},
                    lists={"items": ListConfig(match_fields=["sku"], method="OPTIMAL")})
-    parsed = parse_config({"default_text_strategy": "FUZZY", "field_strategies": {"total": "NUMERIC"},
+    parsed = parse_config({"default_text_strategy": "FUZZY",
+                           "field_strategies": {"total": "NUMERIC"},
                            "lists": {"items": {"match_fields": ["sku"], "method": "optimal"}}})
     assert built == parsed
 
@@ -158,7 +160,8 @@ def test_metadata_naming_a_scored_member_or_the_id_is_an_error():
 def test_partition_by_a_column_without_values_is_an_error(tmp_path):
     r = evaluate([{"doc_id": "a", "x": 1, "runid": "r1"}], [{"doc_id": "a", "x": 1}],
                  metadata=["run_id"])
-    with pytest.raises(InputError, match="none of the 1 documents has one. Hint: did you mean 'runid'"):
+    hint = "none of the 1 documents has one. Hint: did you mean 'runid'"
+    with pytest.raises(InputError, match=hint):
         r.write(tmp_path / "out", partition_by="run_id")
     assert not list((tmp_path / "out").rglob("*.parquet"))
 

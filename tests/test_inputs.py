@@ -90,7 +90,8 @@ def test_cli_accounting_line(messy, tmp_path):
     )
     # 6 of the 10 GT records are errors: the run is scored and written, and fails loudly
     assert proc.returncode == 1, proc.stderr
-    assert proc.stderr == "jsoneval: run failed: 6 of 10 GT records are errors (see the errors table)\n"
+    assert proc.stderr == ("jsoneval: run failed: 6 of 10 GT records are errors "
+                           "(see the errors table)\n")
     assert "read 10 GT and 7 AIO records; scored 5 documents (0 GT-only, 1 AIO-only)" in proc.stdout
     errors = pl.read_parquet(tmp_path / "o" / "errors" / "*.parquet")
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
@@ -209,7 +210,8 @@ def test_config_errors_name_the_key(raw, message):
 
 def test_seed000_plain_strategy_file_is_field_strategies(tmp_path):
     cfg = parse_config({"name": "FUZZY", "bio": "IGNORE"})
-    assert {k: v.value for k, v in cfg.field_strategies.items()} == {"name": "FUZZY", "bio": "IGNORE"}
+    strategies = {k: v.value for k, v in cfg.field_strategies.items()}
+    assert strategies == {"name": "FUZZY", "bio": "IGNORE"}
 
 
 def test_cli_config_error_exits_2_with_one_line(tmp_path):
@@ -288,7 +290,8 @@ def _dump(value, ensure_ascii: bool, space: str) -> str:
     space=st.sampled_from(["", " ", "\t"]),
 )
 def test_duplicate_key_check_agrees_with_a_full_parse(members, ensure_ascii, space):
-    """The fast colon-count proof of "no repeated key" never misses one (ingest._may_repeat_keys)."""
+    """The fast colon-count proof of "no repeated key" never misses one
+    (ingest._may_repeat_keys)."""
     raw = _dump(members, ensure_ascii, space) if members else "{}"
     repeated: list[str] = []
 
@@ -370,7 +373,8 @@ def test_aio_only_documents_are_not_passed():
     # accuracy 0.45 of an empty denominator) and passed; with three invented fields
     # 0.85 - 0.15 = 0.70, still a pass. Neither is a pass now, and the pass rate counts them.
     r = evaluate([{"doc_id": "g", "a": 1}],
-                 [{"doc_id": "g", "a": 1}, {"doc_id": "e"}, {"doc_id": "x", "p": 1, "q": 2, "r": 3}])
+                 [{"doc_id": "g", "a": 1}, {"doc_id": "e"},
+                  {"doc_id": "x", "p": 1, "q": 2, "r": 3}])
     docs = {row["doc_id"]: row for row in r.documents.iter_rows(named=True)}
     assert docs["e"]["rqs"] == pytest.approx(0.85) and docs["x"]["rqs"] == pytest.approx(0.70)
     assert [docs[d]["passed"] for d in ("g", "e", "x")] == [True, False, False]

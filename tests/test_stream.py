@@ -233,6 +233,7 @@ def test_cli_batches_match_one_whole_batch(shuffled, tmp_path):
     whole = _cli("score", "--gt", str(gt), "--aio", str(aio), "--config", config, "--out",
                  str(tmp_path / "w"), "--workers", "1", "--batch-size", "100000", "--json")
     assert batched.returncode == 0, batched.stderr
+    assert whole.returncode == 0, whole.stderr
     assert json.loads(batched.stdout) == read_results(tmp_path / "s").summary
     assert_same_run(Run.of(read_results(tmp_path / "s")), Run.of(read_results(tmp_path / "w")))
 

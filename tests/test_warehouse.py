@@ -17,7 +17,8 @@ from jsoneval_polars.results import read_results
 
 GT = Path(__file__).resolve().parents[1] / "jsoneval_polars" / "sample" / "gt.ndjson"
 AIO = Path(__file__).resolve().parents[1] / "jsoneval_polars" / "sample" / "aio.ndjson"
-CONFIG = {"default_text_strategy": "FUZZY", "lists": {"line_items": {"match_fields": ["description"]}}}
+CONFIG = {"default_text_strategy": "FUZZY",
+          "lists": {"line_items": {"match_fields": ["description"]}}}
 
 
 def _with_metadata(tmp_path: Path) -> tuple[Path, Path]:

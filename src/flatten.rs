@@ -194,10 +194,8 @@ struct PathTrie {
 const ITEM_ROOT: u64 = u64::MAX;
 
 fn key_hash(key: &str) -> u64 {
-    use std::hash::{BuildHasher, Hash, Hasher};
-    let mut h = rustc_hash::FxBuildHasher.build_hasher();
-    key.hash(&mut h);
-    h.finish()
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(key)
 }
 
 impl Columns {

@@ -575,7 +575,15 @@ mod tests {
             aio: 0..3,
             fields: 0..1,
         };
-        let mut got = match_instances(&[inst.clone()], &gt, &aio, &[field(true)], &gm, &am, 100);
+        let mut got = match_instances(
+            std::slice::from_ref(&inst),
+            &gt,
+            &aio,
+            &[field(true)],
+            &gm,
+            &am,
+            100,
+        );
         got.sort_by_key(|m| m.0);
         assert_eq!(got, vec![(0, 11, 1.0), (1, 10, 1.0)]);
         let index = Instance {

@@ -717,16 +717,16 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
             field_names,
         )
         sizes = _instances(g, a, settings, config)
-        matched = []
+        parts = []  # (gt_item, aio_item, similarity) of the matched pairs
         if MATCH_NATIVELY:
             native = _by_kernel()
-            matched.append(_native_matches(sizes.filter(native), g, a, fields, gt_members,
-                                           aio_members))
+            parts.append(_native_matches(sizes.filter(native), g, a, fields, gt_members,
+                                         aio_members))
             sizes = sizes.filter(~native)
-        if sizes.height or not matched:
+        if sizes.height or not parts:
             cand = _candidates(g, a, sizes, fields, gt_members, aio_members, la_names, failed)
-            matched.append(_matches(_pair_similarity(cand, fields, gt_members, aio_members)))
-        matched = pl.concat(matched) if len(matched) > 1 else matched[0]
+            parts.append(_matches(_pair_similarity(cand, fields, gt_members, aio_members)))
+        matched = pl.concat(parts) if len(parts) > 1 else parts[0]
 
         a = a.join(matched, on="aio_item", how="left").join(
             g.select("gt_item", "gt_index"), on="gt_item", how="left"

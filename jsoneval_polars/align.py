@@ -719,10 +719,10 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
         sizes = _instances(g, a, settings, config)
         parts = []  # (gt_item, aio_item, similarity) of the matched pairs
         if MATCH_NATIVELY:
-            native = _by_kernel()
-            parts.append(_native_matches(sizes.filter(native), g, a, fields, gt_members,
-                                         aio_members))
-            sizes = sizes.filter(~native)
+            by_kernel = sizes.filter(_by_kernel())
+            if by_kernel.height:  # else the kernel would only read the tables
+                parts.append(_native_matches(by_kernel, g, a, fields, gt_members, aio_members))
+            sizes = sizes.filter(~_by_kernel())
         if sizes.height or not parts:
             cand = _candidates(g, a, sizes, fields, gt_members, aio_members, la_names, failed)
             parts.append(_matches(_pair_similarity(cand, fields, gt_members, aio_members)))

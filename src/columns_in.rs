@@ -7,18 +7,30 @@ use arrow_array::types::{Float64Type, Int32Type, Int64Type, UInt32Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 
-fn arrays<'a>(batches: &'a [RecordBatch], name: &str) -> Result<Vec<&'a ArrayRef>, String> {
+/// A column missing or of another type than its reader expects.
+#[derive(Debug)]
+pub struct ColumnError(pub String);
+
+impl std::fmt::Display for ColumnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+type Column<T> = Result<Vec<T>, ColumnError>;
+
+fn arrays<'a>(batches: &'a [RecordBatch], name: &str) -> Column<&'a ArrayRef> {
     batches
         .iter()
         .map(|b| {
             b.column_by_name(name)
-                .ok_or_else(|| format!("no column {name:?}"))
+                .ok_or_else(|| ColumnError(format!("no column {name:?}")))
         })
         .collect()
 }
 
 /// An integer column (Int64, Int32 or UInt32), null as None.
-pub fn ints(batches: &[RecordBatch], name: &str) -> Result<Vec<Option<i64>>, String> {
+pub fn ints(batches: &[RecordBatch], name: &str) -> Column<Option<i64>> {
     let mut out = Vec::new();
     for a in arrays(batches, name)? {
         let valid = |i: usize| a.is_valid(i);
@@ -35,48 +47,60 @@ pub fn ints(batches: &[RecordBatch], name: &str) -> Result<Vec<Option<i64>>, Str
                 let v = a.as_primitive::<UInt32Type>().values();
                 out.extend((0..a.len()).map(|i| valid(i).then(|| v[i] as i64)));
             }
-            other => return Err(format!("column {name:?}: integers expected, not {other}")),
+            other => {
+                return Err(ColumnError(format!(
+                    "column {name:?}: integers expected, not {other}"
+                )))
+            }
         }
     }
     Ok(out)
 }
 
 /// An integer column without nulls.
-pub fn required_ints(batches: &[RecordBatch], name: &str) -> Result<Vec<i64>, String> {
+pub fn required_ints(batches: &[RecordBatch], name: &str) -> Column<i64> {
     ints(batches, name)?
         .into_iter()
-        .map(|v| v.ok_or_else(|| format!("column {name:?}: a null")))
+        .map(|v| v.ok_or_else(|| ColumnError(format!("column {name:?}: a null"))))
         .collect()
 }
 
 /// A Float64 column, null as None.
-pub fn floats(batches: &[RecordBatch], name: &str) -> Result<Vec<Option<f64>>, String> {
+pub fn floats(batches: &[RecordBatch], name: &str) -> Column<Option<f64>> {
     let mut out = Vec::new();
     for a in arrays(batches, name)? {
         match a.data_type() {
             DataType::Float64 => out.extend(a.as_primitive::<Float64Type>().iter()),
             // an all-null column of a frame built from nothing (Polars' Null type)
             DataType::Null => out.extend(std::iter::repeat_n(None, a.len())),
-            other => return Err(format!("column {name:?}: Float64 expected, not {other}")),
+            other => {
+                return Err(ColumnError(format!(
+                    "column {name:?}: Float64 expected, not {other}"
+                )))
+            }
         }
     }
     Ok(out)
 }
 
 /// A Boolean column, null as false.
-pub fn bools(batches: &[RecordBatch], name: &str) -> Result<Vec<bool>, String> {
+pub fn bools(batches: &[RecordBatch], name: &str) -> Column<bool> {
     let mut out = Vec::new();
     for a in arrays(batches, name)? {
         match a.data_type() {
             DataType::Boolean => out.extend(a.as_boolean().iter().map(|b| b.unwrap_or(false))),
-            other => return Err(format!("column {name:?}: Boolean expected, not {other}")),
+            other => {
+                return Err(ColumnError(format!(
+                    "column {name:?}: Boolean expected, not {other}"
+                )))
+            }
         }
     }
     Ok(out)
 }
 
 /// A string column (Utf8View, Utf8 or LargeUtf8), null as None.
-pub fn strs<'a>(batches: &'a [RecordBatch], name: &str) -> Result<Vec<Option<&'a str>>, String> {
+pub fn strs<'a>(batches: &'a [RecordBatch], name: &str) -> Column<Option<&'a str>> {
     let mut out = Vec::new();
     for a in arrays(batches, name)? {
         match a.data_type() {
@@ -84,7 +108,11 @@ pub fn strs<'a>(batches: &'a [RecordBatch], name: &str) -> Result<Vec<Option<&'a
             DataType::Utf8 => out.extend(a.as_string::<i32>().iter()),
             DataType::LargeUtf8 => out.extend(a.as_string::<i64>().iter()),
             DataType::Null => out.extend(std::iter::repeat_n(None, a.len())),
-            other => return Err(format!("column {name:?}: strings expected, not {other}")),
+            other => {
+                return Err(ColumnError(format!(
+                    "column {name:?}: strings expected, not {other}"
+                )))
+            }
         }
     }
     Ok(out)

@@ -94,6 +94,46 @@ pub struct FieldRows<'r> {
     pub field: &'r [MatchField],
 }
 
+/// A matched pair: GT item, AIO item, similarity.
+pub type Matched = (i64, i64, f64);
+
+/// Rounding margin of the bound that rules a pair out before its Levenshtein fields are all
+/// computed (align.py's `_MARGIN`): a pair is left out only when it cannot reach the threshold.
+const MARGIN: f64 = 1e-9;
+
+/// A member of an item in one match field, prepared once per item: the text compared (prefix
+/// applied) and the part Levenshtein reads (capped too), with its length in characters.
+#[derive(Clone, Copy)]
+struct Side<'a> {
+    value: Option<&'a Value<'a>>,
+    text: &'a str,
+    capped: &'a str,
+    n_chars: usize,
+    /// one byte per character: Levenshtein may read bytes, whose count rapidfuzz gets free
+    ascii: bool,
+}
+
+impl<'a> Side<'a> {
+    fn new(value: Option<&'a Value<'a>>, f: &MatchField, cap: usize) -> Self {
+        let value = value.filter(|v| !v.is_null);
+        let text = prefix(value.and_then(|v| v.text).unwrap_or(""), f.prefix);
+        let capped = prefix(text, Some(cap));
+        let ascii = capped.is_ascii();
+        let n_chars = if ascii {
+            capped.len()
+        } else {
+            capped.chars().count()
+        };
+        Side {
+            value,
+            text,
+            capped,
+            n_chars,
+            ascii,
+        }
+    }
+}
+
 impl Lists {
     /// The instances `keys` (method and threshold beside), their items in index order and
     /// their match fields in match_fields order, from rows that may hold other instances'
@@ -159,149 +199,107 @@ impl Lists {
         }
     }
 
-    /// :func:`match_instances` of the gathered instances.
-    pub fn matched(
+    /// The matched pairs of every instance: all i-i pairs of an index list; for a greedy list,
+    /// the pairs at or above its threshold taken by similarity (then GT index, then AIO index),
+    /// each item at most once.
+    pub fn matched<'a>(
         &self,
-        gt_members: &Members,
-        aio_members: &Members,
+        gt_members: &'a Members<'a>,
+        aio_members: &'a Members<'a>,
         text_cap: usize,
     ) -> Vec<Matched> {
-        match_instances(
-            &self.instances,
-            &self.gt,
-            &self.aio,
-            &self.fields,
-            gt_members,
-            aio_members,
-            text_cap,
-        )
-    }
-}
-
-/// A matched pair: GT item, AIO item, similarity.
-pub type Matched = (i64, i64, f64);
-
-/// Rounding margin of the bound that rules a pair out before its Levenshtein fields are all
-/// computed (align.py's `_MARGIN`): a pair is left out only when it cannot reach the threshold.
-const MARGIN: f64 = 1e-9;
-
-/// A member of an item in one match field, prepared once per item: the text compared (prefix
-/// applied) and the part Levenshtein reads (capped too), with its length in characters.
-#[derive(Clone, Copy)]
-struct Side<'a> {
-    value: Option<&'a Value<'a>>,
-    text: &'a str,
-    capped: &'a str,
-    n_chars: usize,
-    /// one byte per character: Levenshtein may read bytes, whose count rapidfuzz gets free
-    ascii: bool,
-}
-
-impl<'a> Side<'a> {
-    fn new(value: Option<&'a Value<'a>>, f: &MatchField, cap: usize) -> Self {
-        let value = value.filter(|v| !v.is_null);
-        let text = prefix(value.and_then(|v| v.text).unwrap_or(""), f.prefix);
-        let capped = prefix(text, Some(cap));
-        let ascii = capped.is_ascii();
-        let n_chars = if ascii {
-            capped.len()
-        } else {
-            capped.chars().count()
-        };
-        Side {
-            value,
-            text,
-            capped,
-            n_chars,
-            ascii,
-        }
-    }
-}
-
-/// The matched pairs of every instance: all i-i pairs of an index list; for a greedy list, the
-/// pairs at or above its threshold taken by similarity (then GT index, then AIO index), each
-/// item at most once.
-pub fn match_instances<'a>(
-    instances: &[Instance],
-    gt: &Items,
-    aio: &Items,
-    fields: &[MatchField],
-    gt_members: &'a Members<'a>,
-    aio_members: &'a Members<'a>,
-    text_cap: usize,
-) -> Vec<Matched> {
-    let mut out = Vec::new();
-    let mut candidates: Vec<(f64, i64, i64, usize, usize)> = Vec::new();
-    let mut scores = Vec::new();
-    for inst in instances {
-        let fields = &fields[inst.fields.clone()];
-        let gs = sides(gt, inst.gt.clone(), fields, gt_members, text_cap);
-        let aside = sides(aio, inst.aio.clone(), fields, aio_members, text_cap);
-        let k = fields.len();
-        let mut mean = |g: usize, a: usize, reach: Option<f64>| {
-            let (g0, a0) = ((g - inst.gt.start) * k, (a - inst.aio.start) * k);
-            pair_mean(
+        let mut out = Vec::new();
+        // work buffers, reused from instance to instance
+        let mut candidates: Vec<(f64, i64, i64, usize, usize)> = Vec::new();
+        let (mut scores, mut gs, mut aside) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut gt_taken, mut aio_taken) = (Vec::new(), Vec::new());
+        let (gt, aio) = (&self.gt, &self.aio);
+        for inst in &self.instances {
+            let fields = &self.fields[inst.fields.clone()];
+            sides(&mut gs, gt, inst.gt.clone(), fields, gt_members, text_cap);
+            sides(
+                &mut aside,
+                aio,
+                inst.aio.clone(),
                 fields,
-                &gs[g0..g0 + k],
-                &aside[a0..a0 + k],
-                reach,
-                &mut scores,
-            )
-        };
-        if inst.by_index {
-            // both sides in index order: a merge on the index; every pair is taken
-            let (mut g, mut a) = (inst.gt.start, inst.aio.start);
-            while g < inst.gt.end && a < inst.aio.end {
-                match gt.index[g].cmp(&aio.index[a]) {
-                    std::cmp::Ordering::Less => g += 1,
-                    std::cmp::Ordering::Greater => a += 1,
-                    std::cmp::Ordering::Equal => {
-                        let s = mean(g, a, None).unwrap_or(0.0);
-                        out.push((gt.item[g], aio.item[a], s));
-                        g += 1;
-                        a += 1;
+                aio_members,
+                text_cap,
+            );
+            let k = fields.len();
+            let mut mean = |g: usize, a: usize, reach: Option<f64>| {
+                let (g0, a0) = ((g - inst.gt.start) * k, (a - inst.aio.start) * k);
+                pair_mean(
+                    fields,
+                    &gs[g0..g0 + k],
+                    &aside[a0..a0 + k],
+                    reach,
+                    &mut scores,
+                )
+            };
+            if inst.by_index {
+                // both sides in index order: a merge on the index; every pair is taken
+                let (mut g, mut a) = (inst.gt.start, inst.aio.start);
+                while g < inst.gt.end && a < inst.aio.end {
+                    match gt.index[g].cmp(&aio.index[a]) {
+                        std::cmp::Ordering::Less => g += 1,
+                        std::cmp::Ordering::Greater => a += 1,
+                        std::cmp::Ordering::Equal => {
+                            let s = mean(g, a, None).unwrap_or(0.0);
+                            out.push((gt.item[g], aio.item[a], s));
+                            g += 1;
+                            a += 1;
+                        }
+                    }
+                }
+                continue;
+            }
+            candidates.clear();
+            for g in inst.gt.clone() {
+                for a in inst.aio.clone() {
+                    match mean(g, a, Some(inst.threshold)) {
+                        Some(s) if s >= inst.threshold => {
+                            candidates.push((s, gt.index[g], aio.index[a], g, a))
+                        }
+                        _ => {}
                     }
                 }
             }
-            continue;
-        }
-        candidates.clear();
-        for g in inst.gt.clone() {
-            for a in inst.aio.clone() {
-                match mean(g, a, Some(inst.threshold)) {
-                    Some(s) if s >= inst.threshold => {
-                        candidates.push((s, gt.index[g], aio.index[a], g, a))
-                    }
-                    _ => {}
+            candidates.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+            gt_taken.clear();
+            gt_taken.resize(inst.gt.len(), false);
+            aio_taken.clear();
+            aio_taken.resize(inst.aio.len(), false);
+            for &(s, _, _, g, a) in &candidates {
+                let (gi, ai) = (g - inst.gt.start, a - inst.aio.start);
+                if !gt_taken[gi] && !aio_taken[ai] {
+                    gt_taken[gi] = true;
+                    aio_taken[ai] = true;
+                    out.push((gt.item[g], aio.item[a], s));
                 }
             }
         }
-        candidates.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
-        let mut gt_taken = vec![false; inst.gt.len()];
-        let mut aio_taken = vec![false; inst.aio.len()];
-        for &(s, _, _, g, a) in &candidates {
-            let (gi, ai) = (g - inst.gt.start, a - inst.aio.start);
-            if !gt_taken[gi] && !aio_taken[ai] {
-                gt_taken[gi] = true;
-                aio_taken[ai] = true;
-                out.push((gt.item[g], aio.item[a], s));
-            }
-        }
+        out
     }
-    out
 }
 
-/// Each item's member in each match field, item by item.
+/// Each item's member in each match field, item by item, into `out`.
 fn sides<'a>(
+    out: &mut Vec<Side<'a>>,
     items: &Items,
     rows: Range<usize>,
     fields: &[MatchField],
     members: &'a Members<'a>,
     cap: usize,
-) -> Vec<Side<'a>> {
-    rows.flat_map(|r| fields.iter().map(move |f| (r, f)))
-        .map(|(r, f)| Side::new(members.get(items.item[r], f.field), f, cap))
-        .collect()
+) {
+    out.clear();
+    for r in rows {
+        let item = items.item[r];
+        out.extend(
+            fields
+                .iter()
+                .map(|f| Side::new(members.get(item, f.field), f, cap)),
+        );
+    }
 }
 
 /// A field's part in a pair's mean.
@@ -560,14 +558,6 @@ mod tests {
         for (item, t) in [(10, "apply"), (11, "apple"), (12, "zzzzz")] {
             am.insert(item, 0, text(t));
         }
-        let gt = Items {
-            item: vec![0, 1],
-            index: vec![0, 1],
-        };
-        let aio = Items {
-            item: vec![10, 11, 12],
-            index: vec![0, 1, 2],
-        };
         let inst = Instance {
             by_index: false,
             threshold: 0.5,
@@ -575,22 +565,26 @@ mod tests {
             aio: 0..3,
             fields: 0..1,
         };
-        let mut got = match_instances(
-            std::slice::from_ref(&inst),
-            &gt,
-            &aio,
-            &[field(true)],
-            &gm,
-            &am,
-            100,
-        );
+        let mut lists = Lists {
+            instances: vec![inst.clone()],
+            gt: Items {
+                item: vec![0, 1],
+                index: vec![0, 1],
+            },
+            aio: Items {
+                item: vec![10, 11, 12],
+                index: vec![0, 1, 2],
+            },
+            fields: vec![field(true)],
+        };
+        let mut got = lists.matched(&gm, &am, 100);
         got.sort_by_key(|m| m.0);
         assert_eq!(got, vec![(0, 11, 1.0), (1, 10, 1.0)]);
-        let index = Instance {
+        lists.instances = vec![Instance {
             by_index: true,
             ..inst
-        };
-        let got = match_instances(&[index], &gt, &aio, &[field(true)], &gm, &am, 100);
+        }];
+        let got = lists.matched(&gm, &am, 100);
         assert_eq!(got, vec![(0, 10, 0.8), (1, 11, 0.8)]);
     }
 

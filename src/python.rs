@@ -14,7 +14,7 @@ use arrow_schema::{DataType, Field, Schema};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::columns_in::{bools, floats, ints, required_ints, strs};
+use crate::columns_in::{bools, floats, ints, required_ints, strs, ColumnError};
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
 use crate::matching::{FieldRows, ItemRows, Key, Lists, MatchField, Members, Value};
 use crate::node::Node;
@@ -360,6 +360,12 @@ fn value_error(e: impl ToString) -> PyErr {
     pyo3::exceptions::PyValueError::new_err(e.to_string())
 }
 
+impl From<ColumnError> for PyErr {
+    fn from(e: ColumnError) -> PyErr {
+        value_error(e)
+    }
+}
+
 /// The record batches of an object with the Arrow PyCapsule stream interface (a Polars
 /// DataFrame), imported without a copy.
 fn record_batches(table: &Bound<'_, PyAny>) -> PyResult<Vec<RecordBatch>> {
@@ -375,19 +381,22 @@ fn record_batches(table: &Bound<'_, PyAny>) -> PyResult<Vec<RecordBatch>> {
 
 /// Instance keys (doc, la, pcanon) of a table's rows.
 fn keys(batches: &[RecordBatch]) -> PyResult<Vec<Key>> {
-    let column = |name| required_ints(batches, name).map_err(value_error);
-    let (doc, la, pcanon) = (column("doc")?, column("la")?, column("pcanon")?);
+    let (doc, la, pcanon) = (
+        required_ints(batches, "doc")?,
+        required_ints(batches, "la")?,
+        required_ints(batches, "pcanon")?,
+    );
     Ok((0..doc.len()).map(|i| (doc[i], la[i], pcanon[i])).collect())
 }
 
 /// The members of one side in the `fields` only: (item, field, text, is_null, kind, key).
 fn members<'a>(batches: &'a [RecordBatch], fields: &FxHashSet<u32>) -> PyResult<Members<'a>> {
-    let item = required_ints(batches, "item").map_err(value_error)?;
-    let field = required_ints(batches, "field").map_err(value_error)?;
-    let text = strs(batches, "text").map_err(value_error)?;
-    let is_null = bools(batches, "is_null").map_err(value_error)?;
-    let kind = strs(batches, "kind").map_err(value_error)?;
-    let key = strs(batches, "key").map_err(value_error)?;
+    let item = required_ints(batches, "item")?;
+    let field = required_ints(batches, "field")?;
+    let text = strs(batches, "text")?;
+    let is_null = bools(batches, "is_null")?;
+    let kind = strs(batches, "kind")?;
+    let key = strs(batches, "key")?;
     let mut out = Members::default();
     for i in (0..item.len()).filter(|&i| fields.contains(&(field[i] as u32))) {
         if !is_null[i] && text[i].is_none() {
@@ -423,28 +432,26 @@ fn match_items(
     text_cap: usize,
 ) -> PyResult<ArrowTable> {
     let inst = record_batches(instances)?;
-    let by_index = bools(&inst, "by_index").map_err(value_error)?;
-    let threshold: Vec<f64> = floats(&inst, "threshold")
-        .map_err(value_error)?
+    let by_index = bools(&inst, "by_index")?;
+    let threshold: Vec<f64> = floats(&inst, "threshold")?
         .into_iter()
         .map(|t| t.unwrap_or(0.0))
         .collect();
     let (g, a) = (record_batches(gt_items)?, record_batches(aio_items)?);
     let (g_keys, a_keys) = (keys(&g)?, keys(&a)?);
-    let column = |b: &[RecordBatch], name| required_ints(b, name).map_err(value_error);
     let (g_item, g_index, a_item, a_index) = (
-        column(&g, "item")?,
-        column(&g, "index")?,
-        column(&a, "item")?,
-        column(&a, "index")?,
+        required_ints(&g, "item")?,
+        required_ints(&g, "index")?,
+        required_ints(&a, "item")?,
+        required_ints(&a, "index")?,
     );
     let f = record_batches(fields)?;
-    let field = column(&f, "field")?;
-    let fuzzy = bools(&f, "fuzzy").map_err(value_error)?;
-    let auto = bools(&f, "auto").map_err(value_error)?;
-    let prefix = ints(&f, "prefix").map_err(value_error)?;
-    let slot = ints(&f, "slot").map_err(value_error)?;
-    let field_threshold = floats(&f, "threshold").map_err(value_error)?;
+    let field = required_ints(&f, "field")?;
+    let fuzzy = bools(&f, "fuzzy")?;
+    let auto = bools(&f, "auto")?;
+    let prefix = ints(&f, "prefix")?;
+    let slot = ints(&f, "slot")?;
+    let field_threshold = floats(&f, "threshold")?;
     let match_fields: Vec<MatchField> = (0..field.len())
         .map(|i| MatchField {
             field: field[i] as u32,

@@ -6,6 +6,7 @@ included; the results directory is replaced whole or not at all; ``--stream`` is
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -244,3 +245,16 @@ def test_cli_stream_is_a_deprecated_no_op(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "--stream is deprecated and has no effect" in proc.stderr
     assert json.loads(proc.stdout) == json.loads(plain.stdout)
+
+
+def test_workers_start_with_one_thread_per_pool_and_the_parent_keeps_its_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("POLARS_MAX_THREADS", "7")
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    with stream._pool(2) as pool:
+        seen = [pool.submit(os.getenv, name).result()
+                for name in ("POLARS_MAX_THREADS", "OPENBLAS_NUM_THREADS")]
+    assert seen == ["1", "1"]
+    assert os.environ["POLARS_MAX_THREADS"] == "7"
+    assert "OPENBLAS_NUM_THREADS" not in os.environ

@@ -87,7 +87,7 @@ def score_batch(
     producer, which adds them to the run with :func:`counts.run_state`.
 
     With ``dictionary`` the label columns of ``fields`` (doc_id, path, attribute, bucket,
-    strategy, cell) are Enums over this batch's values, the codes the core already holds: a
+    strategy, cell) and of ``counts`` (doc_id, attribute) are Enums over this batch's values, the codes the core already holds: a
     Parquet writer stores them as the dictionaries they are instead of hashing a string per row
     (:func:`layout.write_part`). Enums of two batches differ, so a driver that concatenates
     batches in memory leaves it off."""
@@ -199,8 +199,8 @@ def score_batch(
         return keys[frame["doc"]]
 
     counts = pl.concat(
-        [per_doc(counts),
-         counts.select(decode("attr", attributes).alias("attribute"), pl.exclude("doc", "attr"))],
+        [per_doc(counts, field_keys),
+         counts.select(label("attr", attributes).alias("attribute"), pl.exclude("doc", "attr"))],
         how="horizontal",
     )
     documents = documents.select(*DOCUMENT_COLUMNS[:1], *meta_cols, *DOCUMENT_COLUMNS[1:])

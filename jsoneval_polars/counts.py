@@ -200,7 +200,10 @@ def run_state(
             "attribute": pl.String,
             **{c: (pl.Float64 if c == "sum_similarity" else pl.Int64) for c in ADDITIVE_COLUMNS},
         })
-    return RunState(_sum_by(counts, [k for k in keys if k in counts.columns]),
+    summed = _sum_by(counts, [k for k in keys if k in counts.columns])
+    # a batch's counts may label attributes with an Enum of its own (core.score_batch's
+    # dictionary); states of batches merge on the strings
+    return RunState(summed.with_columns(pl.col("attribute").cast(pl.String)),
                     pl.DataFrame([totals], schema=TOTALS))
 
 

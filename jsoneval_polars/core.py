@@ -87,10 +87,10 @@ def score_batch(
     producer, which adds them to the run with :func:`counts.run_state`.
 
     With ``dictionary`` the label columns of ``fields`` (doc_id, path, attribute, bucket,
-    strategy, cell) and of ``counts`` (doc_id, attribute) are Enums over this batch's values, the codes the core already holds: a
-    Parquet writer stores them as the dictionaries they are instead of hashing a string per row
-    (:func:`layout.write_part`). Enums of two batches differ, so a driver that concatenates
-    batches in memory leaves it off."""
+    strategy, cell) and of ``counts`` (doc_id, attribute) are Enums over this batch's values,
+    the codes the core already holds: a Parquet writer stores them as the dictionaries they
+    are instead of hashing a string per row (:func:`layout.write_part`). Enums of two batches
+    differ, so a driver that concatenates batches in memory leaves it off."""
     clock = Clock(progress)
     clock.start("flatten")
     table = pairs.table

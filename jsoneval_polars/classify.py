@@ -27,14 +27,45 @@ from .schemas import (
 
 def pair_leaves(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
     """Full outer join of the two sides' leaves on (doc, pid), presence kept, in (doc, pid)
-    order.
+    order."""
+    at = paired_rows(gt, aio)
+    cols = ["kind", "text", "is_null"]
+    g = gt.select(pl.col(cols).gather(at["g"]))
+    a = aio.select(pl.col(cols).gather(at["a"]))
+    return pl.DataFrame(
+        [
+            at["doc"],
+            at["pid"],
+            g["text"].alias("gt_text"),
+            a["text"].alias("aio_text"),
+            g["kind"].alias("gt_kind"),
+            a["kind"].alias("aio_kind"),
+            at["g"].is_not_null().alias("gt_present"),
+            at["a"].is_not_null().alias("aio_present"),
+            g["is_null"].fill_null(True).alias("gt_null"),
+            a["is_null"].fill_null(True).alias("aio_null"),
+        ]
+    )
 
-    A merge on one sort instead of a hash join: every leaf gets the key
-    doc << 33 | pid << 1 | side, so after sorting the keys a path's GT row (if any) directly
-    precedes its AIO row (if any). A path is unique within a document and side. Each side comes
-    in document order, so the stable sort (timsort over runs) is several times faster than
-    Polars' sort here.
-    """
+
+def paired_rows(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
+    """doc, pid (UInt32) and the row of each side's leaf there (g, a; null for none), in
+    (doc, pid) order: by the native merge (src/pairing.rs), which sorts each document's few
+    leaves on their own, whenever the extension is built."""
+    from .flatten import _native
+
+    if _native is None:
+        return paired_rows_by_numpy(gt, aio)
+    return pl.DataFrame(_native.pair_leaves(
+        *(side.select("doc", pl.col("pid").cast(pl.UInt32)) for side in (gt, aio))
+    ))
+
+
+def paired_rows_by_numpy(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
+    """:func:`paired_rows` by one sort: every leaf gets the key doc << 33 | pid << 1 | side, so
+    after sorting the keys a path's GT row (if any) directly precedes its AIO row (if any). A
+    path is unique within a document and side. Each side comes in document order, so the
+    stable sort (timsort over runs) is several times faster than Polars' sort here."""
     n_gt = gt.height
     key = np.concatenate(
         [side.select(_key(s)).to_series().to_numpy() for s, side in enumerate((gt, aio))]
@@ -52,25 +83,12 @@ def pair_leaves(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
     from_gt = (key[starts] & 1) == 0
     g_at = np.where(from_gt, order[starts], -1)
     a_at = np.where(from_gt, np.where(paired, order[nxt], -1), order[starts]) - n_gt
-    at = pl.DataFrame({"g": g_at, "a": a_at}).select(
-        pl.when(pl.col(c) >= 0).then(pl.col(c)).alias(c) for c in ("g", "a")
-    )
-    cols = ["kind", "text", "is_null"]
-    g = gt.select(pl.col(cols).gather(at["g"]))
-    a = aio.select(pl.col(cols).gather(at["a"]))
-    return pl.DataFrame(
-        [
-            pl.Series("doc", path[starts] >> 32, dtype=pl.UInt32),
-            pl.Series("pid", path[starts] & 0xFFFFFFFF, dtype=pl.UInt32),
-            g["text"].alias("gt_text"),
-            a["text"].alias("aio_text"),
-            g["kind"].alias("gt_kind"),
-            a["kind"].alias("aio_kind"),
-            at["g"].is_not_null().alias("gt_present"),
-            at["a"].is_not_null().alias("aio_present"),
-            g["is_null"].fill_null(True).alias("gt_null"),
-            a["is_null"].fill_null(True).alias("aio_null"),
-        ]
+    return pl.DataFrame({
+        "doc": pl.Series(path[starts] >> 32, dtype=pl.UInt32),
+        "pid": pl.Series(path[starts] & 0xFFFFFFFF, dtype=pl.UInt32),
+        "g": g_at, "a": a_at,
+    }).with_columns(
+        pl.when(pl.col(c) >= 0).then(pl.col(c)).cast(pl.UInt32).alias(c) for c in ("g", "a")
     )
 
 

@@ -57,6 +57,24 @@ pub fn ints(batches: &[RecordBatch], name: &str) -> Column<Option<i64>> {
     Ok(out)
 }
 
+/// A UInt32 column without nulls.
+pub fn u32s(batches: &[RecordBatch], name: &str) -> Column<u32> {
+    let mut out = Vec::new();
+    for a in arrays(batches, name)? {
+        match a.data_type() {
+            DataType::UInt32 if a.null_count() == 0 => {
+                out.extend_from_slice(a.as_primitive::<UInt32Type>().values())
+            }
+            other => {
+                return Err(ColumnError(format!(
+                    "column {name:?}: UInt32 without nulls expected, not {other}"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// An integer column without nulls.
 pub fn required_ints(batches: &[RecordBatch], name: &str) -> Column<i64> {
     ints(batches, name)?

@@ -18,6 +18,7 @@ pub mod flatten;
 pub mod matching;
 pub mod node;
 pub mod number;
+pub mod pairing;
 #[cfg(feature = "python")]
 mod python;
 pub mod scan;

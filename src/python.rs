@@ -14,10 +14,11 @@ use arrow_schema::{DataType, Field, Schema};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::columns_in::{bools, floats, ints, required_ints, strs, ColumnError};
+use crate::columns_in::{bools, floats, ints, required_ints, strs, u32s, ColumnError};
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
 use crate::matching::{FieldRows, ItemRows, Key, Lists, MatchField, Members, Value};
 use crate::node::Node;
+use crate::pairing::{self, Side};
 use crate::scan::{scan_lines as scan, unreadable, without_bom};
 use rustc_hash::FxHashSet;
 
@@ -498,6 +499,45 @@ fn match_items(
     })
 }
 
+/// classify.pair_leaves' full outer join of two sides' leaves (frames with UInt32 doc and pid)
+/// on (doc, pid): doc, pid and the row of each side's leaf (g, a; null where the side has
+/// none), in (doc, pid) order.
+#[pyfunction]
+fn pair_leaves(
+    py: Python<'_>,
+    gt: &Bound<'_, PyAny>,
+    aio: &Bound<'_, PyAny>,
+) -> PyResult<ArrowTable> {
+    let (g, a) = (record_batches(gt)?, record_batches(aio)?);
+    let (g_doc, g_pid) = (u32s(&g, "doc")?, u32s(&g, "pid")?);
+    let (a_doc, a_pid) = (u32s(&a, "doc")?, u32s(&a, "pid")?);
+    let paired = py
+        .detach(|| {
+            let gt = Side {
+                doc: &g_doc,
+                pid: &g_pid,
+            };
+            let aio = Side {
+                doc: &a_doc,
+                pid: &a_pid,
+            };
+            pairing::pair_leaves(&gt, &aio)
+        })
+        .map_err(|(doc, pid)| {
+            value_error(format!(
+                "document {doc} has two leaves with path id {pid} on one side"
+            ))
+        })?;
+    Ok(ArrowTable {
+        batch: batch(vec![
+            ("doc", Arc::new(UInt32Array::from(paired.doc))),
+            ("pid", Arc::new(UInt32Array::from(paired.pid))),
+            ("g", Arc::new(UInt32Array::from(paired.gt))),
+            ("a", Arc::new(UInt32Array::from(paired.aio))),
+        ]),
+    })
+}
+
 /// `" ".join(s.split()).lower()` as the kernel writes it; None where it leaves the case to
 /// Python (tests compare it with Python over every code point).
 #[pyfunction]
@@ -517,6 +557,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
     m.add_function(wrap_pyfunction!(match_items, m)?)?;
+    m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;
     let _ = DataType::Utf8View; // the string columns' type
     Ok(())
 }

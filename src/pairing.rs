@@ -1,0 +1,122 @@
+//! The leaves of both sides paired on (document, path id): a full outer join by one merge.
+//!
+//! Each side's leaves come in document order (the flatten emits documents one after another),
+//! so a side is put in (doc, pid) order by sorting each document's few leaves on their own,
+//! and the two orders are merged. A side that is not in document order is sorted whole.
+
+/// Row positions of the paired leaves, in (doc, pid) order: `gt[i]` / `aio[i]` is the row of
+/// that side's leaf at (doc[i], pid[i]), None where the side has no such leaf.
+#[derive(Debug, Default, PartialEq)]
+pub struct Paired {
+    pub doc: Vec<u32>,
+    pub pid: Vec<u32>,
+    pub gt: Vec<Option<u32>>,
+    pub aio: Vec<Option<u32>>,
+}
+
+/// One side's (doc, pid) columns.
+pub struct Side<'a> {
+    pub doc: &'a [u32],
+    pub pid: &'a [u32],
+}
+
+impl Side<'_> {
+    fn key(&self, row: u32) -> u64 {
+        (u64::from(self.doc[row as usize]) << 32) | u64::from(self.pid[row as usize])
+    }
+
+    /// The side's rows in (doc, pid) order; Err with the first repeated (doc, pid).
+    fn order(&self) -> Result<Vec<u32>, (u32, u32)> {
+        let n = self.doc.len();
+        let mut rows: Vec<u32> = (0..n as u32).collect();
+        if self.doc.windows(2).all(|w| w[0] <= w[1]) {
+            let mut start = 0;
+            while start < n {
+                let doc = self.doc[start];
+                let end = start + self.doc[start..].iter().take_while(|&&d| d == doc).count();
+                rows[start..end].sort_unstable_by_key(|&r| self.pid[r as usize]);
+                start = end;
+            }
+        } else {
+            rows.sort_unstable_by_key(|&r| self.key(r));
+        }
+        match rows.windows(2).find(|w| self.key(w[0]) == self.key(w[1])) {
+            Some(w) => Err((self.doc[w[0] as usize], self.pid[w[0] as usize])),
+            None => Ok(rows),
+        }
+    }
+}
+
+/// The full outer join of the two sides on (doc, pid), in (doc, pid) order. A (doc, pid) is
+/// unique within a side (a path is unique within a document); Err names a repeated one.
+pub fn pair_leaves(gt: &Side, aio: &Side) -> Result<Paired, (u32, u32)> {
+    let (g, a) = (gt.order()?, aio.order()?);
+    let mut out = Paired::default();
+    let cap = g.len().max(a.len());
+    for column in [&mut out.doc, &mut out.pid] {
+        column.reserve(cap);
+    }
+    out.gt.reserve(cap);
+    out.aio.reserve(cap);
+    let (mut i, mut j) = (0, 0);
+    while i < g.len() || j < a.len() {
+        let gk = g.get(i).map(|&r| gt.key(r));
+        let ak = a.get(j).map(|&r| aio.key(r));
+        let (key, take_g, take_a) = match (gk, ak) {
+            (Some(x), Some(y)) if x == y => (x, true, true),
+            (Some(x), Some(y)) if x < y => (x, true, false),
+            (Some(x), None) => (x, true, false),
+            (_, Some(y)) => (y, false, true),
+            (None, None) => unreachable!(),
+        };
+        out.doc.push((key >> 32) as u32);
+        out.pid.push(key as u32);
+        out.gt.push(take_g.then(|| g[i]));
+        out.aio.push(take_a.then(|| a[j]));
+        i += usize::from(take_g);
+        j += usize::from(take_a);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paired(gt: (&[u32], &[u32]), aio: (&[u32], &[u32])) -> Result<Paired, (u32, u32)> {
+        pair_leaves(
+            &Side {
+                doc: gt.0,
+                pid: gt.1,
+            },
+            &Side {
+                doc: aio.0,
+                pid: aio.1,
+            },
+        )
+    }
+
+    #[test]
+    fn joins_on_doc_and_pid_in_order() {
+        // doc 0: pids 5, 1 on GT, 1, 7 on AIO; doc 2: GT only; doc 1: AIO only
+        let out = paired((&[0, 0, 2], &[5, 1, 1]), (&[0, 0, 1], &[1, 7, 3])).unwrap();
+        assert_eq!(out.doc, vec![0, 0, 0, 1, 2]);
+        assert_eq!(out.pid, vec![1, 5, 7, 3, 1]);
+        assert_eq!(out.gt, vec![Some(1), Some(0), None, None, Some(2)]);
+        assert_eq!(out.aio, vec![Some(0), None, Some(1), Some(2), None]);
+    }
+
+    #[test]
+    fn a_side_out_of_document_order_is_sorted_whole() {
+        let out = paired((&[3, 1, 3], &[0, 0, 1]), (&[], &[])).unwrap();
+        assert_eq!(out.doc, vec![1, 3, 3]);
+        assert_eq!(out.gt, vec![Some(1), Some(0), Some(2)]);
+        assert_eq!(out.aio, vec![None, None, None]);
+    }
+
+    #[test]
+    fn a_repeated_path_is_named() {
+        assert_eq!(paired((&[0, 4, 4], &[1, 2, 2]), (&[], &[])), Err((4, 2)));
+        assert_eq!(paired((&[], &[]), (&[5, 4, 5], &[2, 2, 2])), Err((5, 2)));
+    }
+}

@@ -1,0 +1,56 @@
+"""classify.paired_rows, the full outer join of the two sides' leaves on (doc, pid): the native
+merge (src/pairing.rs) and the numpy sort both against a plain-Python join."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jsoneval_polars import _native
+from jsoneval_polars.classify import paired_rows_by_numpy
+
+needs_kernel = pytest.mark.skipif(_native is None, reason="native kernel not built")
+
+
+def _native_rows(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
+    return pl.DataFrame(_native.pair_leaves(gt, aio))
+
+
+JOINS = [paired_rows_by_numpy, pytest.param(_native_rows, marks=needs_kernel)]
+
+
+def side(keys: list[tuple[int, int]]) -> pl.DataFrame:
+    return pl.DataFrame(keys, schema={"doc": pl.UInt32, "pid": pl.UInt32}, orient="row")
+
+
+def joined_in_python(gt: list[tuple[int, int]], aio: list[tuple[int, int]]) -> list[tuple]:
+    rows = [{key: row for row, key in enumerate(keys)} for keys in (gt, aio)]
+    return [(doc, pid, rows[0].get((doc, pid)), rows[1].get((doc, pid)))
+            for doc, pid in sorted(rows[0].keys() | rows[1].keys())]
+
+
+# a side's (doc, pid) keys, unique; in document order (as the flatten emits them) or not
+keys = st.lists(st.tuples(st.integers(0, 30), st.integers(0, 40)), unique=True, max_size=120)
+
+
+@pytest.mark.parametrize("join", JOINS)
+@settings(max_examples=150, deadline=None)
+@given(gt=keys, aio=keys, in_doc_order=st.booleans())
+def test_paired_rows_are_the_outer_join_in_doc_pid_order(join, gt, aio, in_doc_order):
+    if in_doc_order:
+        gt, aio = (sorted(k, key=lambda key: key[0]) for k in (gt, aio))
+    got = join(side(gt), side(aio))
+    assert got.schema == pl.Schema({c: pl.UInt32 for c in ("doc", "pid", "g", "a")})
+    assert got.rows() == joined_in_python(gt, aio)
+
+
+@pytest.mark.parametrize("join", JOINS)
+@pytest.mark.parametrize("repeated_on", ["gt", "aio"])
+def test_a_path_twice_in_a_document_on_one_side_is_refused(join, repeated_on):
+    sides = {"gt": side([(0, 1), (3, 2), (3, 2)]), "aio": side([(3, 2)])}
+    if repeated_on == "aio":
+        sides = {"gt": sides["aio"], "aio": sides["gt"]}
+    with pytest.raises(ValueError, match="two leaves"):
+        join(sides["gt"], sides["aio"])

@@ -89,7 +89,18 @@ class Aligned:
 
 def encode(values: list[pl.Series]) -> tuple[pl.Series, list[pl.Series]]:
     """Dictionary-encode string columns together: (sorted distinct values, UInt32 ids), so
-    that id order is string order."""
+    that id order is string order. The native kernel hashes each value once (src/dictionary.rs)
+    where Polars' unique, sort and Enum cast below hash each column twice."""
+    if _native is not None and all(v.dtype == pl.String for v in values):
+        names, ids = _native.encode([v.to_frame("v") for v in values])
+        return (pl.DataFrame(names).to_series().alias(values[0].name),
+                [pl.DataFrame(i).to_series().alias(v.name) for i, v in zip(ids, values,
+                                                                            strict=True)])
+    return encode_by_polars(values)
+
+
+def encode_by_polars(values: list[pl.Series]) -> tuple[pl.Series, list[pl.Series]]:
+    """:func:`encode` by Polars' unique, sort and Enum cast (the pure-Python build's)."""
     dictionary = pl.concat([v.unique() for v in values]).unique().sort()
     enum = pl.Enum(dictionary)
     return dictionary, [v.cast(enum).to_physical().cast(pl.UInt32) for v in values]

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::columns_in::{bools, floats, ints, required_ints, strs, u32s, ColumnError};
+use crate::dictionary;
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
 use crate::matching::{FieldRows, ItemRows, Key, Lists, MatchField, Members, Value};
 use crate::node::Node;
@@ -538,6 +539,37 @@ fn pair_leaves(
     })
 }
 
+/// align.encode of string columns (frames with one column, `v`): the sorted distinct values
+/// (a table with `value`) and per column each value's UInt32 id (tables with `id`).
+#[pyfunction]
+fn encode(
+    py: Python<'_>,
+    columns: Vec<Bound<'_, PyAny>>,
+) -> PyResult<(ArrowTable, Vec<ArrowTable>)> {
+    let batches = columns
+        .iter()
+        .map(record_batches)
+        .collect::<PyResult<Vec<_>>>()?;
+    let texts = batches
+        .iter()
+        .map(|b| strs(b, "v"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (values, ids) = py.detach(|| dictionary::encode(&texts));
+    let values: ArrayRef = Arc::new(StringViewArray::from_iter_values(values));
+    let ids = ids
+        .into_iter()
+        .map(|column| ArrowTable {
+            batch: batch(vec![("id", Arc::new(UInt32Array::from(column)))]),
+        })
+        .collect();
+    Ok((
+        ArrowTable {
+            batch: batch(vec![("value", values)]),
+        },
+        ids,
+    ))
+}
+
 /// `" ".join(s.split()).lower()` as the kernel writes it; None where it leaves the case to
 /// Python (tests compare it with Python over every code point).
 #[pyfunction]
@@ -558,6 +590,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
     m.add_function(wrap_pyfunction!(match_items, m)?)?;
     m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;
+    m.add_function(wrap_pyfunction!(encode, m)?)?;
     let _ = DataType::Utf8View; // the string columns' type
     Ok(())
 }

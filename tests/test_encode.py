@@ -1,0 +1,31 @@
+"""align.encode, the dictionary encoding of string columns together: the native kernel's
+(src/dictionary.rs) against Polars' unique, sort and Enum cast, and both against Python's
+sorted() of the UTF-8 bytes."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_series_equal
+
+from jsoneval_polars import _native
+from jsoneval_polars.align import encode, encode_by_polars
+
+columns = st.lists(st.lists(st.text(max_size=6), max_size=40), min_size=1, max_size=4)
+
+
+@pytest.mark.skipif(_native is None, reason="native kernel not built")
+@settings(max_examples=200, deadline=None)
+@given(columns=columns)
+def test_native_encoding_equals_polars_and_sorts_by_utf8_bytes(columns):
+    values = [pl.Series(f"c{i}", c, dtype=pl.String) for i, c in enumerate(columns)]
+    names, ids = encode(values)
+    want_names, want_ids = encode_by_polars(values)
+    assert_series_equal(names, want_names)
+    for got, want in zip(ids, want_ids, strict=True):
+        assert_series_equal(got, want)
+    distinct = sorted({s for c in columns for s in c}, key=lambda s: s.encode("utf-8"))
+    assert names.to_list() == distinct
+    assert [i.to_list() for i in ids] == [[distinct.index(s) for s in c] for c in columns]

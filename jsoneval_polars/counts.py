@@ -52,68 +52,46 @@ def doc_attribute_counts(
     scored document positions: with configured attributes, a listed attribute that a document
     lacks adds one TN cell there (SPEC §6).
 
-    Rows are grouped by one stable sort of a packed (doc, attr) key (the fields come in (doc,
-    path) order, so the sort is short work) and the integer counts are bincounts of the group
-    ids by bucket and cell code: a Polars group_by with fourteen aggregations cost ten times
-    more. Only the similarity sum stays a Polars aggregation, over the sorted groups, so that it
-    is the same float sum as before.
+    The groups and what is added up in them come from :func:`group_counts`; the named
+    columns are sums of its bucket and cell code counts.
     """
     key = (pl.col("doc").cast(pl.UInt64) * 2**32 + pl.col("attr").cast(pl.UInt64)).alias("_k")
     scored = (
         (pl.col("bucket") == BOTH_NON_NULL) & (pl.col("strategy") != IGNORE)
     ).fill_null(False)
-    rows = fields.select(
-        key,
-        pl.col("bucket").fill_null(len(BUCKETS)).cast(pl.Int64),
-        pl.col("cell").fill_null(len(CELLS)).cast(pl.Int64),
+    groups = group_counts(fields.select(
+        "doc",
+        "attr",
+        pl.col("bucket").fill_null(len(BUCKETS)).cast(pl.UInt32),
+        pl.col("cell").fill_null(len(CELLS)).cast(pl.UInt32),
         scored.alias("scored"),
         (scored & pl.col("match")).fill_null(False).alias("correct"),
         (scored & pl.col("similarity").is_not_null()).alias("has_similarity"),
         "similarity",
-    )
-    k = rows["_k"].to_numpy()
-    order = np.argsort(k, kind="stable")
-    first = np.ones(len(k), dtype=bool)
-    first[1:] = k[order][1:] != k[order][:-1]
-    group = np.empty(len(k), dtype=np.int64)
-    group[order] = np.cumsum(first) - 1
-    n = int(first.sum())
+    ), len(BUCKETS) + 1, len(CELLS) + 1)
 
-    def per_group(code: str, n_codes: int) -> np.ndarray:
-        return np.bincount(
-            group * n_codes + rows[code].to_numpy(), minlength=n * n_codes
-        ).reshape(n, n_codes)
+    def b(code: int) -> pl.Expr:
+        return pl.col(f"bucket_{code}")
 
-    def n_true(flag: str) -> np.ndarray:
-        return np.bincount(group[rows[flag].to_numpy()], minlength=n)
+    def c(code: int) -> pl.Expr:
+        return pl.col(f"cell_{code}")
 
-    b = per_group("bucket", len(BUCKETS) + 1)
-    c = per_group("cell", len(CELLS) + 1)
-    counts = pl.DataFrame(
-        {
-            "_k": k[order][first],
-            "n_total_distinct": np.bincount(group, minlength=n),
-            "n_gt_non_null": b[:, BOTH_NON_NULL] + b[:, AIO_MISSING_OR_NULL],
-            "n_both_non_null": b[:, BOTH_NON_NULL],
-            "n_aio_missing_or_null": b[:, AIO_MISSING_OR_NULL],
-            "n_extra_keys": b[:, EXTRA_KEYS],
-            "n_gt_null_aio_has_value": b[:, GT_NULL_AIO_HAS_VALUE],
-            "n_scored": n_true("scored"),
-            "n_correct": n_true("correct"),
-            "tp": c[:, TP],
-            "tn": c[:, TN],
-            "fp": c[:, FP] + c[:, FP_FN],
-            "fn": c[:, FN] + c[:, FP_FN],
-            "n_similarity": n_true("has_similarity"),
-        },
-        schema_overrides={name: pl.Int64 for name in COUNT_COLUMNS},
-    ).with_columns(
-        rows.select("_k", "similarity", "scored")[order]
-        .with_columns(pl.col("_k").set_sorted())
-        .group_by("_k", maintain_order=True)
-        .agg(pl.col("similarity").filter(pl.col("scored")).sum().alias("sum_similarity"))[
-            "sum_similarity"
-        ]
+    counts = groups.select(
+        key,
+        pl.col("rows").alias("n_total_distinct"),
+        (b(BOTH_NON_NULL) + b(AIO_MISSING_OR_NULL)).alias("n_gt_non_null"),
+        b(BOTH_NON_NULL).alias("n_both_non_null"),
+        b(AIO_MISSING_OR_NULL).alias("n_aio_missing_or_null"),
+        b(EXTRA_KEYS).alias("n_extra_keys"),
+        b(GT_NULL_AIO_HAS_VALUE).alias("n_gt_null_aio_has_value"),
+        pl.col("scored").alias("n_scored"),
+        pl.col("correct").alias("n_correct"),
+        c(TP).alias("tp"),
+        c(TN).alias("tn"),
+        (c(FP) + c(FP_FN)).alias("fp"),
+        (c(FN) + c(FP_FN)).alias("fn"),
+        pl.col("has_similarity").alias("n_similarity"),
+        "sum_similarity",
     )
     if config.attributes:
         pos = {name: i for i, name in enumerate(attributes.to_list())}
@@ -134,6 +112,70 @@ def doc_attribute_counts(
         (pl.col("_k") // 2**32).cast(pl.UInt32).set_sorted().alias("doc"),
         (pl.col("_k") % 2**32).cast(pl.UInt32).alias("attr"),
         pl.exclude("_k"),
+    )
+
+
+def group_counts(rows: pl.DataFrame, n_buckets: int, n_cells: int) -> pl.DataFrame:
+    """Per (doc, attr) group of the fields ``rows`` (doc, attr, bucket and cell codes below
+    ``n_buckets`` / ``n_cells``, the flags scored, correct, has_similarity, and similarity), in
+    (doc, attr) order: doc, attr, rows, rows per bucket code (bucket_0...) and per cell code
+    (cell_0...), flagged rows (Int64), and sum_similarity, the scored rows' similarities.
+
+    By the native kernel whenever it is built (src/counting.rs: each document's rows sorted
+    by attribute on their own, one pass, the sum in row order); else by numpy."""
+    from .flatten import _native
+
+    if _native is None:
+        return group_counts_by_numpy(rows, n_buckets, n_cells)
+    return pl.DataFrame(_native.count_groups(rows, n_buckets, n_cells))
+
+
+def group_counts_by_numpy(rows: pl.DataFrame, n_buckets: int, n_cells: int) -> pl.DataFrame:
+    """:func:`group_counts` by one stable sort of a packed (doc, attr) key (the rows come in
+    document order, so the sort is short work) and bincounts of the group ids; only the
+    similarity sum is a Polars aggregation, over the sorted groups (a Polars group_by with
+    fourteen aggregations cost ten times more)."""
+    k = rows.select(
+        pl.col("doc").cast(pl.UInt64) * 2**32 + pl.col("attr").cast(pl.UInt64)
+    ).to_series().to_numpy()
+    order = np.argsort(k, kind="stable")
+    first = np.ones(len(k), dtype=bool)
+    first[1:] = k[order][1:] != k[order][:-1]
+    group = np.empty(len(k), dtype=np.int64)
+    group[order] = np.cumsum(first) - 1
+    n = int(first.sum())
+
+    def per_group(code: str, n_codes: int) -> np.ndarray:
+        return np.bincount(
+            group * n_codes + rows[code].to_numpy().astype(np.int64), minlength=n * n_codes
+        ).reshape(n, n_codes)
+
+    def n_true(flag: str) -> np.ndarray:
+        return np.bincount(group[rows[flag].to_numpy()], minlength=n)
+
+    buckets, cells = per_group("bucket", n_buckets), per_group("cell", n_cells)
+    keys = k[order][first]
+    return pl.DataFrame(
+        {
+            "doc": (keys >> 32).astype(np.uint32),
+            "attr": (keys & 0xFFFFFFFF).astype(np.uint32),
+            "rows": np.bincount(group, minlength=n),
+            **{f"bucket_{j}": buckets[:, j] for j in range(n_buckets)},
+            **{f"cell_{j}": cells[:, j] for j in range(n_cells)},
+            **{flag: n_true(flag) for flag in ("scored", "correct", "has_similarity")},
+        },
+        schema_overrides={
+            "rows": pl.Int64, "scored": pl.Int64, "correct": pl.Int64, "has_similarity": pl.Int64,
+            **{f"bucket_{j}": pl.Int64 for j in range(n_buckets)},
+            **{f"cell_{j}": pl.Int64 for j in range(n_cells)},
+        },
+    ).with_columns(
+        rows.select("similarity", "scored")[order]
+        .with_columns(pl.Series("_g", group[order]).set_sorted())
+        .group_by("_g", maintain_order=True)
+        .agg(pl.col("similarity").filter(pl.col("scored")).sum().alias("sum_similarity"))[
+            "sum_similarity"
+        ]
     )
 
 

@@ -14,6 +14,7 @@
 
 pub mod canonical;
 pub mod columns_in;
+pub mod counting;
 pub mod dictionary;
 pub mod flatten;
 pub mod matching;

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::columns_in::{bools, floats, ints, required_ints, strs, u32s, ColumnError};
+use crate::counting::{self, Fields};
 use crate::dictionary;
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
 use crate::matching::{FieldRows, ItemRows, Key, Lists, MatchField, Members, Value};
@@ -539,6 +540,67 @@ fn pair_leaves(
     })
 }
 
+/// counts.py's groups of the fields table (doc, attr, bucket, cell: UInt32 codes without
+/// nulls; scored, correct, has_similarity; similarity): per (doc, attr) group, in that
+/// order, its rows, rows per bucket code (`bucket_0`...) and per cell code (`cell_0`...),
+/// flagged rows, and the scored similarities' sum in row order.
+#[pyfunction]
+fn count_groups(
+    py: Python<'_>,
+    fields: &Bound<'_, PyAny>,
+    n_buckets: usize,
+    n_cells: usize,
+) -> PyResult<ArrowTable> {
+    let b = record_batches(fields)?;
+    let (doc, attr) = (u32s(&b, "doc")?, u32s(&b, "attr")?);
+    let (bucket, cell) = (u32s(&b, "bucket")?, u32s(&b, "cell")?);
+    let (scored, correct) = (bools(&b, "scored")?, bools(&b, "correct")?);
+    let has_similarity = bools(&b, "has_similarity")?;
+    let similarity = floats(&b, "similarity")?;
+    let f = Fields {
+        doc: &doc,
+        attr: &attr,
+        bucket: &bucket,
+        cell: &cell,
+        scored: &scored,
+        correct: &correct,
+        has_similarity: &has_similarity,
+        similarity: &similarity,
+    };
+    let g = py
+        .detach(|| counting::count_groups(&f, n_buckets, n_cells))
+        .map_err(|(column, row)| value_error(format!("row {row}: {column} code out of range")))?;
+    let ints = |v: Vec<i64>| -> ArrayRef { Arc::new(Int64Array::from(v)) };
+    let mut columns: Vec<(String, ArrayRef)> = vec![
+        ("doc".into(), Arc::new(UInt32Array::from(g.doc))),
+        ("attr".into(), Arc::new(UInt32Array::from(g.attr))),
+        ("rows".into(), ints(g.rows)),
+    ];
+    for (j, column) in g.buckets.into_iter().enumerate() {
+        columns.push((format!("bucket_{j}"), ints(column)));
+    }
+    for (j, column) in g.cells.into_iter().enumerate() {
+        columns.push((format!("cell_{j}"), ints(column)));
+    }
+    columns.extend([
+        ("scored".into(), ints(g.scored)),
+        ("correct".into(), ints(g.correct)),
+        ("has_similarity".into(), ints(g.has_similarity)),
+        (
+            "sum_similarity".into(),
+            Arc::new(Float64Array::from(g.sum_similarity)) as ArrayRef,
+        ),
+    ]);
+    Ok(ArrowTable {
+        batch: batch(
+            columns
+                .iter()
+                .map(|(n, a)| (n.as_str(), a.clone()))
+                .collect(),
+        ),
+    })
+}
+
 /// align.encode of string columns (frames with one column, `v`): the sorted distinct values
 /// (a table with `value`) and per column each value's UInt32 id (tables with `id`).
 #[pyfunction]
@@ -591,6 +653,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(match_items, m)?)?;
     m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
+    m.add_function(wrap_pyfunction!(count_groups, m)?)?;
     let _ = DataType::Utf8View; // the string columns' type
     Ok(())
 }

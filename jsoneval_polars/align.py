@@ -599,13 +599,24 @@ def _matches(cand: pl.DataFrame) -> pl.DataFrame:
 
 
 def _order_metrics(matched: pl.DataFrame) -> pl.DataFrame:
-    """order_correct / order_score per (doc, list_path) from the matched index pairs.
-
-    Lists of up to ORDER_JOIN matched pairs count their concordant pairs of pairs with one
-    self-join for all of them; a longer list counts them in chunks (:func:`_concordant`), so
-    that a list of n pairs never holds n² rows.
-    """
+    """order_correct / order_score per (doc, list_path) from the matched index pairs, for the
+    lists with at least one pair of pairs (the others are in order): by the native kernel
+    (src/ordering.rs) whenever it is built."""
     m = matched.select("doc", "list_path", "gt_index", "aio_index")
+    if _native is None:
+        return _order_metrics_by_polars(m)
+    return pl.DataFrame(_native.order_metrics(m)).select(
+        pl.col("doc").cast(m.schema["doc"]),
+        "list_path",
+        (pl.col("concordant") == pl.col("n_pairs")).alias("order_correct"),
+        (pl.col("concordant") / pl.col("n_pairs")).alias("order_score"),
+    )
+
+
+def _order_metrics_by_polars(m: pl.DataFrame) -> pl.DataFrame:
+    """:func:`_order_metrics` in Polars. Lists of up to ORDER_JOIN matched pairs count their
+    concordant pairs of pairs with one self-join for all of them; a longer list counts them in
+    chunks (:func:`_concordant`), so that a list of n pairs never holds n² rows."""
     long = m.group_by("doc", "list_path").agg(pl.len().alias("_n")).filter(
         pl.col("_n") > max(ORDER_JOIN, 1)  # a list of one pair has no pair of pairs
     )

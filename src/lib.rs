@@ -20,6 +20,7 @@ pub mod flatten;
 pub mod matching;
 pub mod node;
 pub mod number;
+pub mod ordering;
 pub mod pairing;
 #[cfg(feature = "python")]
 mod python;

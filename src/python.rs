@@ -20,6 +20,7 @@ use crate::dictionary;
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
 use crate::matching::{FieldRows, ItemRows, Key, Lists, MatchField, Members, Value};
 use crate::node::Node;
+use crate::ordering::list_orders;
 use crate::pairing::{self, Side};
 use crate::scan::{scan_lines as scan, unreadable, without_bom};
 use rustc_hash::FxHashSet;
@@ -601,6 +602,40 @@ fn count_groups(
     })
 }
 
+/// align.py's order metrics of the matched pairs (doc, list_path, gt_index, aio_index): per
+/// list with a pair of pairs, doc, list_path, its pairs of pairs in GT order (`n_pairs`) and
+/// those in AIO order too (`concordant`).
+#[pyfunction]
+fn order_metrics(py: Python<'_>, matched: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+    let b = record_batches(matched)?;
+    let (doc, gt, aio) = (
+        required_ints(&b, "doc")?,
+        required_ints(&b, "gt_index")?,
+        required_ints(&b, "aio_index")?,
+    );
+    let paths = strs(&b, "list_path")?
+        .into_iter()
+        .map(|p| p.ok_or_else(|| value_error("column \"list_path\": a null")))
+        .collect::<PyResult<Vec<&str>>>()?;
+    let lists = py.detach(|| list_orders(&doc, &paths, &gt, &aio));
+    let column = |f: fn(&crate::ordering::ListOrder) -> i64| -> ArrayRef {
+        Arc::new(Int64Array::from_iter_values(lists.iter().map(f)))
+    };
+    Ok(ArrowTable {
+        batch: batch(vec![
+            ("doc", column(|l| l.doc)),
+            (
+                "list_path",
+                Arc::new(StringViewArray::from_iter_values(
+                    lists.iter().map(|l| l.list_path),
+                )),
+            ),
+            ("n_pairs", column(|l| l.n_pairs as i64)),
+            ("concordant", column(|l| l.concordant as i64)),
+        ]),
+    })
+}
+
 /// align.encode of string columns (frames with one column, `v`): the sorted distinct values
 /// (a table with `value`) and per column each value's UInt32 id (tables with `id`).
 #[pyfunction]
@@ -654,6 +689,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(count_groups, m)?)?;
+    m.add_function(wrap_pyfunction!(order_metrics, m)?)?;
     let _ = DataType::Utf8View; // the string columns' type
     Ok(())
 }

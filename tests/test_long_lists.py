@@ -391,3 +391,40 @@ def test_a_list_too_large_to_align_leaves_out_its_document_only():
     assert set(result.alignments["doc_id"]) == {"ok"}
     alone = run_engine([ok], None)
     assert result.documents.drop("doc_id").rows() == alone.documents.drop("doc_id").rows()
+
+
+def _matched_pairs(draw_lists: list[tuple[int, str, list[int]]]) -> pl.DataFrame:
+    """Matched index pairs of lists (doc, list_path, AIO index of GT item 0, 1, ...)."""
+    rows = [(doc, path, g, a) for doc, path, aio in draw_lists for g, a in enumerate(aio)]
+    return pl.DataFrame(rows, schema={"doc": pl.UInt32, "list_path": pl.String,
+                                      "gt_index": pl.Int32, "aio_index": pl.Int32},
+                        orient="row")
+
+
+def _sorted(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.sort("doc", "list_path")
+
+
+@needs_kernel
+@settings(max_examples=100, deadline=None)
+@given(lists=st.lists(
+    st.tuples(st.integers(0, 3), st.sampled_from(["items", "rows[0].cells", "rows[1].cells"]),
+              st.integers(0, 7).flatmap(lambda n: st.permutations(list(range(n))))),
+    max_size=6, unique_by=lambda t: (t[0], t[1])))
+def test_native_order_metrics_equal_the_polars_path(lists):
+    matched = _matched_pairs(lists).sample(fraction=1.0, shuffle=True, seed=1)
+    want = align._order_metrics_by_polars(matched)
+    assert_frame_equal(_sorted(align._order_metrics(matched)), _sorted(want))
+
+
+@needs_kernel
+def test_native_order_metrics_of_a_list_longer_than_the_join():
+    """Over ORDER_JOIN pairs the Polars path counts in chunks, the kernel by a merge sort."""
+    rng = random.Random(3)
+    aio = list(range(700))
+    rng.shuffle(aio)
+    matched = _matched_pairs([(0, "items", aio), (1, "items", sorted(aio)[:300])])
+    got = _sorted(align._order_metrics(matched))
+    assert_frame_equal(got, _sorted(align._order_metrics_by_polars(matched)))
+    concordant = sum(aio[i] < aio[j] for i in range(700) for j in range(i + 1, 700))
+    assert got["order_score"].to_list() == [concordant / (700 * 699 // 2), 1.0]

@@ -10,6 +10,29 @@ use crate::node::Node;
 
 const INT_EXACT: f64 = 9007199254740992.0; // 2**53
 
+/// The shortest round-trip text of a finite double with a decimal exponent in [-4, 16), in
+/// positional notation with at least one decimal ("1.0"), as Python's repr writes it.
+fn positional(value: f64) -> String {
+    let mut buffer = zmij::Buffer::new();
+    let text = buffer.format_finite(value);
+    if text
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+    {
+        let mut out = text.to_owned();
+        if !out.contains('.') {
+            out.push_str(".0");
+        }
+        return out;
+    }
+    // an exponent where Python writes none: Display is positional for every double
+    let mut out = value.to_string();
+    if !out.contains('.') {
+        out.push_str(".0");
+    }
+    out
+}
+
 /// `repr(value)` of a Python float: the shortest text that reads back to the same double, in
 /// positional notation when the decimal exponent is in [-4, 16), else `d.ddde+XX`.
 pub fn float_repr(value: f64) -> String {
@@ -17,11 +40,7 @@ pub fn float_repr(value: f64) -> String {
     // positional too (decimal exponent in [-4, 16)), less the ".0" of a whole number
     let magnitude = value.abs();
     if (1e-4..1e16).contains(&magnitude) {
-        let mut out = value.to_string();
-        if !out.contains('.') {
-            out.push_str(".0");
-        }
-        return out;
+        return positional(value);
     }
     if value.is_nan() {
         return "nan".into();
@@ -255,6 +274,40 @@ fn write_json(node: &Node, out: &mut String) {
 mod tests {
     use super::*;
     use crate::node::parse;
+
+    #[test]
+    fn the_fast_positional_text_is_display_s() {
+        // doubles spread over [1e-4, 1e16) by their bits, and the round numbers at its ends
+        let mut seed = 11u64;
+        let (lo, hi) = (1e-4f64.to_bits(), 1e16f64.to_bits());
+        let mut values: Vec<f64> = (0..200_000)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                f64::from_bits(lo + (seed >> 11) % (hi - lo))
+            })
+            .collect();
+        values.extend([
+            1e-4,
+            0.001,
+            0.1,
+            1.0,
+            10.0,
+            1e15,
+            9999999999999998.0,
+            123456.0,
+        ]);
+        for v in values {
+            for v in [v, -v] {
+                let mut want = v.to_string();
+                if !want.contains('.') {
+                    want.push_str(".0");
+                }
+                assert_eq!(positional(v), want, "{v:e}");
+            }
+        }
+    }
 
     #[test]
     fn float_repr_follows_python() {

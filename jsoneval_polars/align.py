@@ -843,21 +843,16 @@ def _lookup(keys: pl.Series, table_keys: pl.Series, values: pl.Series) -> pl.Ser
     return values.gather(at.select(pl.when(pl.col("at") >= 0).then(pl.col("at"))).to_series())
 
 
-def _leaf_paths(
+def _combinations(
     leaves: tuple[pl.DataFrame, pl.DataFrame],
     prefixes: tuple[pl.DataFrame, pl.DataFrame],
-    other_side_lists: tuple[pl.DataFrame, pl.DataFrame],
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """Each side's leaves with ``pid``, and the table of paths (see :class:`Aligned`).
-
-    path = item prefix + suffix. Rather than concatenating and hashing a string per leaf, a leaf
-    is first identified by its (prefix id, suffix id) combination, of which a batch has few; the
-    strings are built and sorted per combination, and an empty array facing a list of records
-    on the other side is dropped.
-    """
-    prefix_names, prefix_ids = encode([p["prefix"] for p in prefixes])
-    suffix_names, suffix_ids = encode([side["suffix"] for side in leaves])
-    n_suffix = len(suffix_names)
+    prefix_ids: list[pl.Series],
+    suffix_ids: list[pl.Series],
+) -> tuple[pl.DataFrame, list[pl.Series]]:
+    """The distinct (item prefix, suffix) combinations of both sides' leaves in order of first
+    appearance, with the attribute and key of the leaf that showed each first (prefix: 0 for
+    none, else prefix id + 1), and per side each leaf's combination (an index into them)."""
+    n_suffix = 1 + max((int(s.max()) for s in suffix_ids if len(s)), default=0)
     combos = []
     for side, prefix, pfx, sfx in zip(leaves, prefixes, prefix_ids, suffix_ids, strict=True):
         item_prefix = _lookup(side["item"].clip(0), prefix["item"], pfx + 1).fill_null(0)
@@ -872,12 +867,59 @@ def _leaf_paths(
             for side, c in zip(leaves, combos, strict=True)
         ]
     ).filter(pl.col("_combo").is_first_distinct())
+    index = pl.Series(range(reps.height), dtype=pl.UInt32)
+    return (
+        reps.select(
+            (pl.col("_combo") // n_suffix).cast(pl.UInt32).alias("prefix"),
+            (pl.col("_combo") % n_suffix).cast(pl.UInt32).alias("suffix"),
+            "attribute", "key",
+        ),
+        [_lookup(c, reps["_combo"], index) for c in combos],
+    )
+
+
+def _native_combinations(
+    leaves: tuple[pl.DataFrame, pl.DataFrame],
+    prefixes: tuple[pl.DataFrame, pl.DataFrame],
+    prefix_ids: list[pl.Series],
+    suffix_ids: list[pl.Series],
+) -> tuple[pl.DataFrame, list[pl.Series]]:
+    """:func:`_combinations` by the native kernel (src/paths.rs), one hash per leaf."""
+    distinct, *per_side = _native.leaf_combinations(
+        *(side.select("item", s.alias("suffix")) for side, s in zip(leaves, suffix_ids,
+                                                                     strict=True)),
+        *(p.select("item", i.alias("prefix")) for p, i in zip(prefixes, prefix_ids,
+                                                               strict=True)),
+    )
+    distinct = pl.DataFrame(distinct)
+    first = distinct["row"].cast(pl.Int64) + distinct["side"].cast(pl.Int64) * leaves[0].height
+    labels = pl.concat([side.select("attribute", "key") for side in leaves])[first]
+    return (
+        pl.concat([distinct.select("prefix", "suffix"), labels], how="horizontal"),
+        [pl.DataFrame(c).to_series() for c in per_side],
+    )
+
+
+def _leaf_paths(
+    leaves: tuple[pl.DataFrame, pl.DataFrame],
+    prefixes: tuple[pl.DataFrame, pl.DataFrame],
+    other_side_lists: tuple[pl.DataFrame, pl.DataFrame],
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Each side's leaves with ``pid``, and the table of paths (see :class:`Aligned`).
+
+    path = item prefix + suffix. Rather than concatenating and hashing a string per leaf, a leaf
+    is first identified by its (prefix id, suffix id) combination, of which a batch has few; the
+    strings are built and sorted per combination, and an empty array facing a list of records
+    on the other side is dropped.
+    """
+    prefix_names, prefix_ids = encode([p["prefix"] for p in prefixes])
+    suffix_names, suffix_ids = encode([side["suffix"] for side in leaves])
+    combine = _combinations if _native is None else _native_combinations
+    reps, combos = combine(leaves, prefixes, prefix_ids, suffix_ids)
     reps = reps.with_columns(
         (
-            pl.lit(pl.concat([pl.Series([""]), prefix_names])).gather(
-                pl.col("_combo") // n_suffix
-            )
-            + pl.lit(suffix_names).gather(pl.col("_combo") % n_suffix)
+            pl.lit(pl.concat([pl.Series([""]), prefix_names])).gather(pl.col("prefix"))
+            + pl.lit(suffix_names).gather(pl.col("suffix"))
         ).alias("path")
     )
     path_names, (combo_pid,) = encode([reps["path"]])
@@ -889,7 +931,7 @@ def _leaf_paths(
     )
     out = []
     for side, combo, lists in zip(leaves, combos, other_side_lists, strict=True):
-        pid = _lookup(combo, reps["_combo"], combo_pid)
+        pid = combo_pid.gather(combo)
         side = side.select("doc", pid.alias("pid"), "kind", "text", "is_null", "empty_array")
         # only the (few) empty arrays need the string join against the other side's lists
         facing = (

@@ -22,6 +22,7 @@ pub mod node;
 pub mod number;
 pub mod ordering;
 pub mod pairing;
+pub mod paths;
 #[cfg(feature = "python")]
 mod python;
 pub mod scan;

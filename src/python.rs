@@ -22,6 +22,7 @@ use crate::matching::{FieldRows, ItemRows, Key, Lists, MatchField, Members, Valu
 use crate::node::Node;
 use crate::ordering::list_orders;
 use crate::pairing::{self, Side};
+use crate::paths::{combinations, Leaves, Prefixes};
 use crate::scan::{scan_lines as scan, unreadable, without_bom};
 use rustc_hash::FxHashSet;
 
@@ -636,6 +637,69 @@ fn order_metrics(py: Python<'_>, matched: &Bound<'_, PyAny>) -> PyResult<ArrowTa
     })
 }
 
+/// align._leaf_paths' (item prefix, suffix) combinations of two sides' leaves (frames with
+/// Int64 `item` and UInt32 `suffix`), given each side's items' prefixes (Int64 `item`, UInt32
+/// `prefix`): the distinct combinations (prefix: 0 for none, else id + 1; suffix; side; row
+/// of the first leaf) and per side each leaf's combination (`combination`).
+#[pyfunction]
+fn leaf_combinations(
+    py: Python<'_>,
+    gt: &Bound<'_, PyAny>,
+    aio: &Bound<'_, PyAny>,
+    gt_prefixes: &Bound<'_, PyAny>,
+    aio_prefixes: &Bound<'_, PyAny>,
+) -> PyResult<(ArrowTable, ArrowTable, ArrowTable)> {
+    let read = |leaves: &Bound<'_, PyAny>, column: &str| -> PyResult<(Vec<i64>, Vec<u32>)> {
+        let b = record_batches(leaves)?;
+        Ok((required_ints(&b, "item")?, u32s(&b, column)?))
+    };
+    let (g_item, g_suffix) = read(gt, "suffix")?;
+    let (a_item, a_suffix) = read(aio, "suffix")?;
+    let (gp_item, gp_prefix) = read(gt_prefixes, "prefix")?;
+    let (ap_item, ap_prefix) = read(aio_prefixes, "prefix")?;
+    let mut c = py.detach(|| {
+        combinations(
+            [
+                &Leaves {
+                    item: &g_item,
+                    suffix: &g_suffix,
+                },
+                &Leaves {
+                    item: &a_item,
+                    suffix: &a_suffix,
+                },
+            ],
+            [
+                &Prefixes {
+                    item: &gp_item,
+                    prefix: &gp_prefix,
+                },
+                &Prefixes {
+                    item: &ap_item,
+                    prefix: &ap_prefix,
+                },
+            ],
+        )
+    });
+    let of = |ids: Vec<u32>| ArrowTable {
+        batch: batch(vec![("combination", Arc::new(UInt32Array::from(ids)))]),
+    };
+    let [g_of, a_of] = std::mem::take(&mut c.of_leaves);
+    let sides: Vec<u32> = c.side.iter().map(|&s| u32::from(s)).collect();
+    Ok((
+        ArrowTable {
+            batch: batch(vec![
+                ("prefix", Arc::new(UInt32Array::from(c.prefix))),
+                ("suffix", Arc::new(UInt32Array::from(c.suffix))),
+                ("side", Arc::new(UInt32Array::from(sides))),
+                ("row", Arc::new(UInt32Array::from(c.row))),
+            ]),
+        },
+        of(g_of),
+        of(a_of),
+    ))
+}
+
 /// align.encode of string columns (frames with one column, `v`): the sorted distinct values
 /// (a table with `value`) and per column each value's UInt32 id (tables with `id`).
 #[pyfunction]
@@ -690,6 +754,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(count_groups, m)?)?;
     m.add_function(wrap_pyfunction!(order_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(leaf_combinations, m)?)?;
     let _ = DataType::Utf8View; // the string columns' type
     Ok(())
 }

@@ -128,6 +128,21 @@ def test_native_matching_equals_the_python_path(case):
     assert_native_matching_equals_python(*case)
 
 
+@needs_kernel
+@settings(max_examples=100, deadline=None, suppress_health_check=SLOW)
+@given(case=cases(with_list=True, methods=("greedy", "index")))
+def test_native_leaf_combinations_equal_the_polars_path(case):
+    """The (item prefix, suffix) combinations that name the leaves' paths (src/paths.rs): the
+    same paths, ids and leaves as the Polars path gives."""
+    docs, config = case
+    native = run_engine(docs, config)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(align, "_native_combinations", align._combinations)
+        polars = run_engine(docs, config)
+    for table in ("alignments", "fields", "documents", "counts"):
+        assert_frame_equal(getattr(native, table), getattr(polars, table))
+
+
 # --------------------------------------------------------------------------------------------
 # Long lists with similarities at and near the threshold
 

@@ -187,14 +187,8 @@ def _number_of(values: pl.DataFrame, side: str) -> pl.Series:
     reader = _number_reader()
     if reader is None:
         return values.select(parse_number(text, kind)).to_series()
-    numbers = values.select(
-        pl.when(kind.is_in(["int", "float"])).then(text.cast(pl.Float64, strict=False))
-    ).to_series()
-    strings = (values[f"{side}_kind"] == "string").arg_true()
-    if len(strings):
-        texts = values[f"{side}_text"].gather(strings).to_list()
-        numbers = numbers.scatter(strings, pl.Series(reader.parse(texts), dtype=pl.Float64))
-    return numbers
+    return pl.DataFrame(reader.values(values.select(text.alias("text"), kind.alias("kind")))
+                        ).to_series()
 
 
 @functools.cache

@@ -18,6 +18,21 @@ pub fn parse_numbers(texts: &[Option<&str>], grammar: &Regex) -> Vec<Option<f64>
         .collect()
 }
 
+/// `similarity._number_of`: the value of each (canonical text, kind) of one side: a number's
+/// text read as a double (Polars' non-strict cast: None where it is no double), a string's by
+/// the grammar, anything else None.
+pub fn values(texts: &[Option<&str>], kinds: &[Option<&str>], grammar: &Regex) -> Vec<Option<f64>> {
+    texts
+        .iter()
+        .zip(kinds)
+        .map(|(text, kind)| match (text, kind) {
+            (Some(t), Some("int" | "float")) => t.parse::<f64>().ok(),
+            (Some(t), Some("string")) => parse_number(t, grammar),
+            _ => None,
+        })
+        .collect()
+}
+
 fn parse_number(text: &str, grammar: &Regex) -> Option<f64> {
     // thousands separators go first, as in the expression
     let text: std::borrow::Cow<str> = if text.contains(',') {

@@ -359,6 +359,17 @@ impl NumberReader {
             .collect::<PyResult<_>>()?;
         Ok(py.detach(|| crate::number::parse_numbers(&strs, &self.grammar)))
     }
+
+    /// The value of each row of a frame with `text` and `kind` (one side's canonical text and
+    /// kind), as similarity._number_of reads it: a Float64 column `number`.
+    fn values(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+        let b = record_batches(frame)?;
+        let (texts, kinds) = (strs(&b, "text")?, strs(&b, "kind")?);
+        let numbers = py.detach(|| crate::number::values(&texts, &kinds, &self.grammar));
+        Ok(ArrowTable {
+            batch: batch(vec![("number", Arc::new(Float64Array::from(numbers)))]),
+        })
+    }
 }
 
 fn value_error(e: impl ToString) -> PyErr {

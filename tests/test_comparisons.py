@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import math
 import random
 
 import polars as pl
@@ -113,6 +114,28 @@ def test_the_native_number_reader_is_the_expression():
                 max_size=20))
 def test_the_native_number_reader_is_the_expression_on_drawn_strings(texts):
     _same_numbers(texts)
+
+
+_KINDS = ["int", "float", "string", "bool", "null", "array", None]
+_NUMBER_TEXTS = st.one_of(
+    st.integers(-(10**400), 10**400).map(str),  # ints beyond 64 bits keep their digits
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.lists(st.sampled_from(_NUMBER_PIECES), max_size=12).map("".join),
+    st.none(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_NUMBER_TEXTS, st.sampled_from(_KINDS)), max_size=30))
+def test_the_native_values_of_a_side_are_the_expression(rows):
+    """A side's texts and kinds read at once (NumberReader.values, as similarity._number_of
+    reads them): the values of values.parse_number, to the bit."""
+    frame = pl.DataFrame(rows, schema={"text": pl.String, "kind": pl.String}, orient="row")
+    want = frame.select(parse_number(pl.col("text"), pl.col("kind"))).to_series().to_list()
+    got = pl.DataFrame(NUMBER_READER.values(frame)).to_series().to_list()
+    for row, w, g in zip(rows, want, got, strict=True):
+        assert (w is None and g is None) or (w is not None and g is not None and (
+            w.hex() == g.hex() or (math.isnan(w) and math.isnan(g)))), (row, w, g)
 
 
 def test_exact_compares_dates_by_day_and_numbers_by_value():

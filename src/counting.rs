@@ -1,10 +1,10 @@
 //! The per (document, attribute) groups of the fields table and what counts.py adds up in
 //! them: rows, rows per bucket code and per cell code, flagged rows, and the similarity sum.
 //!
-//! The fields come in document order (the paired leaves do), so a document's groups are
-//! added up in one pass over its rows, in accumulators indexed by attribute, and emitted in
-//! attribute order; a group's similarities are summed in row order. Rows out of document order
-//! are first put in it by a stable sort.
+//! The fields come in document order (the paired leaves do; rows out of it are first put in it
+//! by a stable sort). A first pass numbers each document's groups in attribute order and gives
+//! every row its group; then each count is one pass over the rows into a column of exactly
+//! one entry a group, so a group's similarities are summed in row order.
 
 /// One row per field: its group key and what is counted of it. `bucket` and `cell` are codes
 /// below `n_buckets` / `n_cells` (a null already given a code of its own by the caller).
@@ -34,19 +34,6 @@ pub struct Groups {
     pub sum_similarity: Vec<f64>,
 }
 
-/// One document's groups while its rows are read: group g's counts at g * width + column.
-struct Accumulators {
-    width: usize,
-    counts: Vec<i64>,
-    sums: Vec<f64>,
-}
-
-const ROWS: usize = 0;
-const SCORED: usize = 1;
-const CORRECT: usize = 2;
-const HAS_SIMILARITY: usize = 3;
-const FIRST_CODE: usize = 4;
-
 /// Err names a code out of range: (column, row).
 pub fn count_groups(
     f: &Fields,
@@ -67,8 +54,45 @@ pub fn count_groups(
         rows.sort_by_key(|&r| f.doc[r as usize]);
         rows
     };
-    // attribute ids are small (align.encode's) and index the accumulators; larger ones are
-    // ranked first, order kept
+    let (mut g, group) = number_groups(f, &order);
+    let m = g.doc.len();
+    let count = |flag: &dyn Fn(usize) -> bool| -> Vec<i64> {
+        let mut out = vec![0i64; m];
+        for &r in &order {
+            let r = r as usize;
+            out[group[r] as usize] += i64::from(flag(r));
+        }
+        out
+    };
+    let by_code = |codes: &[u32], n_codes: usize| -> Vec<Vec<i64>> {
+        let mut out = vec![vec![0i64; m]; n_codes];
+        for &r in &order {
+            let r = r as usize;
+            out[codes[r] as usize][group[r] as usize] += 1;
+        }
+        out
+    };
+    g.rows = count(&|_| true);
+    g.buckets = by_code(f.bucket, n_buckets);
+    g.cells = by_code(f.cell, n_cells);
+    g.scored = count(&|r| f.scored[r]);
+    g.correct = count(&|r| f.correct[r]);
+    g.has_similarity = count(&|r| f.has_similarity[r]);
+    g.sum_similarity = vec![0.0; m];
+    for &r in &order {
+        let r = r as usize;
+        if f.scored[r] {
+            g.sum_similarity[group[r] as usize] += f.similarity[r].unwrap_or(0.0);
+        }
+    }
+    Ok(g)
+}
+
+/// The groups' (doc, attr), numbered in that order, and each row's group.
+fn number_groups(f: &Fields, order: &[u32]) -> (Groups, Vec<u32>) {
+    // attribute ids are small (align.encode's) and index a table; larger ones are ranked
+    // first, order kept
+    let n = f.doc.len();
     let top = f.attr.iter().max().map_or(0, |&m| m as usize + 1);
     let dense = top <= n + 1024;
     let names: Vec<u32> = if dense {
@@ -86,26 +110,10 @@ pub fn count_groups(
             names.binary_search(&a).expect("a listed attribute")
         }
     };
-    let mut slot = vec![usize::MAX; if dense { top } else { names.len() }];
+    let mut slot = vec![u32::MAX; if dense { top } else { names.len() }];
     let mut touched: Vec<usize> = Vec::new();
-    let mut acc = Accumulators {
-        width: FIRST_CODE + n_buckets + n_cells,
-        counts: Vec::new(),
-        sums: Vec::new(),
-    };
-    // at most one group a row: reserved (address space only) so that no column is regrown
-    let column = || Vec::with_capacity(n);
-    let mut g = Groups {
-        doc: Vec::with_capacity(n),
-        attr: Vec::with_capacity(n),
-        rows: column(),
-        buckets: (0..n_buckets).map(|_| column()).collect(),
-        cells: (0..n_cells).map(|_| column()).collect(),
-        scored: column(),
-        correct: column(),
-        has_similarity: column(),
-        sum_similarity: Vec::with_capacity(n),
-    };
+    let mut g = Groups::default();
+    let mut group = vec![0u32; n];
     let mut start = 0;
     while start < n {
         let doc = f.doc[order[start] as usize];
@@ -114,52 +122,30 @@ pub fn count_groups(
                 .iter()
                 .take_while(|&&r| f.doc[r as usize] == doc)
                 .count();
-        for &r in &order[start..end] {
-            let r = r as usize;
-            let a = rank(f.attr[r]);
-            if slot[a] == usize::MAX {
-                slot[a] = touched.len();
+        let rows = &order[start..end];
+        for &r in rows {
+            let a = rank(f.attr[r as usize]);
+            if slot[a] == u32::MAX {
+                slot[a] = 0;
                 touched.push(a);
-                acc.counts.resize(acc.counts.len() + acc.width, 0);
-                acc.sums.push(0.0);
-            }
-            let at = slot[a] * acc.width;
-            let counts = &mut acc.counts[at..at + acc.width];
-            counts[ROWS] += 1;
-            counts[SCORED] += i64::from(f.scored[r]);
-            counts[CORRECT] += i64::from(f.correct[r]);
-            counts[HAS_SIMILARITY] += i64::from(f.has_similarity[r]);
-            counts[FIRST_CODE + f.bucket[r] as usize] += 1;
-            counts[FIRST_CODE + n_buckets + f.cell[r] as usize] += 1;
-            if f.scored[r] {
-                acc.sums[slot[a]] += f.similarity[r].unwrap_or(0.0);
             }
         }
         touched.sort_unstable();
         for &a in &touched {
-            let at = slot[a] * acc.width;
-            let counts = &acc.counts[at..at + acc.width];
+            slot[a] = g.doc.len() as u32;
             g.doc.push(doc);
             g.attr.push(if dense { a as u32 } else { names[a] });
-            g.rows.push(counts[ROWS]);
-            g.scored.push(counts[SCORED]);
-            g.correct.push(counts[CORRECT]);
-            g.has_similarity.push(counts[HAS_SIMILARITY]);
-            for (j, column) in g.buckets.iter_mut().enumerate() {
-                column.push(counts[FIRST_CODE + j]);
-            }
-            for (j, column) in g.cells.iter_mut().enumerate() {
-                column.push(counts[FIRST_CODE + n_buckets + j]);
-            }
-            g.sum_similarity.push(acc.sums[slot[a]]);
-            slot[a] = usize::MAX;
+        }
+        for &r in rows {
+            group[r as usize] = slot[rank(f.attr[r as usize])];
+        }
+        for &a in &touched {
+            slot[a] = u32::MAX;
         }
         touched.clear();
-        acc.counts.clear();
-        acc.sums.clear();
         start = end;
     }
-    Ok(g)
+    (g, group)
 }
 
 #[cfg(test)]

@@ -51,6 +51,12 @@ import polars as pl
 
 from .values import canonical_container, canonical_float
 
+# The kernel's allocator (mimalloc) reads this as the extension loads; at 0 it turns transparent
+# huge pages off for the process (prctl PR_SET_THP_DISABLE). Faulting in 2 MB pages (zeroed,
+# compacted for) made large batches slower and larger: evaluate() of 100k pairs 7.1-7.9 s and
+# 2.52 GB with them, 5.8-6.1 s and 2.42 GB without (docs/DECISIONS.md 75). A user's own
+# setting wins.
+os.environ.setdefault("MIMALLOC_ALLOW_THP", "0")
 try:
     from . import _native
 except ImportError:  # the package imported from a source tree whose extension is not built

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import shutil
@@ -97,3 +98,32 @@ def test_score_with_semantic_cache_gives_the_same_result_twice(tmp_path):
         assert proc.returncode == 0, proc.stderr
         outs.append(proc.stdout)
     assert cache.is_file() and outs[0] == outs[1]
+
+
+def _proc_status() -> str:
+    try:
+        return Path("/proc/self/status").read_text()
+    except OSError:
+        return ""
+
+
+def _thp_allowed() -> None:
+    """A child's preexec_fn: it starts with transparent huge pages allowed, whatever this
+    process (which imported the package) has set; the setting is inherited otherwise."""
+    ctypes.CDLL(None).prctl(41, 0, 0, 0, 0)  # PR_SET_THP_DISABLE, off
+
+
+@pytest.mark.skipif("THP_enabled" not in _proc_status(), reason="no THP_enabled in /proc")
+@pytest.mark.parametrize(("setting", "enabled"), [(None, "0"), ("1", "1")])
+def test_the_package_turns_transparent_huge_pages_off_unless_told(setting, enabled):
+    """docs/DECISIONS.md 75: mimalloc turns THP off for the process as the extension loads,
+    unless the user's MIMALLOC_ALLOW_THP says otherwise."""
+    env = {k: v for k, v in os.environ.items() if k != "MIMALLOC_ALLOW_THP"}
+    if setting is not None:
+        env["MIMALLOC_ALLOW_THP"] = setting
+    status = subprocess.run(
+        [sys.executable, "-c", "import jsoneval_polars; print(open('/proc/self/status').read())"],
+        capture_output=True, text=True, check=True, env=env, timeout=120,
+        preexec_fn=_thp_allowed,
+    ).stdout
+    assert f"THP_enabled:\t{enabled}" in status

@@ -180,9 +180,10 @@ def _numbers(values: pl.DataFrame) -> pl.DataFrame:
 
 
 def _number_of(values: pl.DataFrame, side: str) -> pl.Series:
-    """``parse_number`` of one side's text and kind columns: numbers are a cast, and strings
-    are read by the native reader (src/number.rs, the same grammar; Polars' regex groups cost
-    ten times more), or by the expression itself on the Python path."""
+    """``parse_number`` of one side's text and kind columns, read at once from the Arrow
+    columns by the native reader (src/number.rs: numbers' text as doubles, strings by the same
+    grammar; Polars' regex groups cost ten times more), or by the expression itself on the
+    Python path."""
     text, kind = pl.col(f"{side}_text"), pl.col(f"{side}_kind")
     reader = _number_reader()
     if reader is None:

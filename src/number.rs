@@ -10,14 +10,6 @@
 
 use regex::Regex;
 
-/// The value of each text (already canonical: lower case), None where it is no number.
-pub fn parse_numbers(texts: &[Option<&str>], grammar: &Regex) -> Vec<Option<f64>> {
-    texts
-        .iter()
-        .map(|t| t.and_then(|t| parse_number(t, grammar)))
-        .collect()
-}
-
 /// `similarity._number_of`: the value of each (canonical text, kind) of one side: a number's
 /// text read as a double (Polars' non-strict cast: None where it is no double), a string's by
 /// the grammar, anything else None.
@@ -100,9 +92,19 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(parse_number(text, &grammar), *want, "{text:?}");
         }
+        let (texts, kinds) = (
+            [Some("1"), None, Some("1e3"), Some("$1"), Some("x")],
+            [
+                Some("string"),
+                Some("string"),
+                Some("float"),
+                Some("bool"),
+                None,
+            ],
+        );
         assert_eq!(
-            parse_numbers(&[Some("1"), None], &grammar),
-            vec![Some(1.0), None]
+            values(&texts, &kinds, &grammar),
+            vec![Some(1.0), None, Some(1000.0), None, None]
         );
     }
 }

@@ -350,16 +350,6 @@ impl NumberReader {
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
     }
 
-    /// The value of each canonical string (None: no string, or no number).
-    fn parse(&self, py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<Vec<Option<f64>>> {
-        let held: Vec<Option<Bound<'_, PyString>>> = held(texts)?;
-        let strs: Vec<Option<&str>> = held
-            .iter()
-            .map(|t| t.as_ref().map(|t| t.to_str()).transpose())
-            .collect::<PyResult<_>>()?;
-        Ok(py.detach(|| crate::number::parse_numbers(&strs, &self.grammar)))
-    }
-
     /// The value of each row of a frame with `text` and `kind` (one side's canonical text and
     /// kind), as similarity._number_of reads it: a Float64 column `number`.
     fn values(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {

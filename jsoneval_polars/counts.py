@@ -121,8 +121,8 @@ def group_counts(rows: pl.DataFrame, n_buckets: int, n_cells: int) -> pl.DataFra
     (doc, attr) order: doc, attr, rows, rows per bucket code (bucket_0...) and per cell code
     (cell_0...), flagged rows (Int64), and sum_similarity, the scored rows' similarities.
 
-    By the native kernel whenever it is built (src/counting.rs: each document's rows sorted
-    by attribute on their own, one pass, the sum in row order); else by numpy."""
+    By the native kernel whenever it is built (src/counting.rs: groups numbered document by
+    document, then one pass over the rows per count, the sum in row order); else by numpy."""
     from .flatten import _native
 
     if _native is None:

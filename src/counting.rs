@@ -1,10 +1,12 @@
 //! The per (document, attribute) groups of the fields table and what counts.py adds up in
 //! them: rows, rows per bucket code and per cell code, flagged rows, and the similarity sum.
 //!
-//! The fields come in document order (the paired leaves do; rows out of it are first put in it
-//! by a stable sort). A first pass numbers each document's groups in attribute order and gives
-//! every row its group; then each count is one pass over the rows into a column of exactly
-//! one entry a group, so a group's similarities are summed in row order.
+//! The fields are taken document by document (doc_order.rs). A first pass numbers each
+//! document's groups in attribute order and gives every row its group; then each count is one
+//! pass over the rows into a column of exactly one entry a group, so a group's similarities
+//! are summed in row order.
+
+use crate::doc_order::{document_runs, in_document_order};
 
 /// One row per field: its group key and what is counted of it. `bucket` and `cell` are codes
 /// below `n_buckets` / `n_cells` (a null already given a code of its own by the caller).
@@ -40,20 +42,13 @@ pub fn count_groups(
     n_buckets: usize,
     n_cells: usize,
 ) -> Result<Groups, (&'static str, usize)> {
-    let n = f.doc.len();
     if let Some(r) = f.bucket.iter().position(|&b| b as usize >= n_buckets) {
         return Err(("bucket", r));
     }
     if let Some(r) = f.cell.iter().position(|&c| c as usize >= n_cells) {
         return Err(("cell", r));
     }
-    let order: Vec<u32> = if f.doc.windows(2).all(|w| w[0] <= w[1]) {
-        (0..n as u32).collect()
-    } else {
-        let mut rows: Vec<u32> = (0..n as u32).collect();
-        rows.sort_by_key(|&r| f.doc[r as usize]);
-        rows
-    };
+    let order = in_document_order(f.doc);
     let (mut g, group) = number_groups(f, &order);
     let m = g.doc.len();
     let count = |flag: &dyn Fn(usize) -> bool| -> Vec<i64> {
@@ -114,15 +109,8 @@ fn number_groups(f: &Fields, order: &[u32]) -> (Groups, Vec<u32>) {
     let mut touched: Vec<usize> = Vec::new();
     let mut g = Groups::default();
     let mut group = vec![0u32; n];
-    let mut start = 0;
-    while start < n {
-        let doc = f.doc[order[start] as usize];
-        let end = start
-            + order[start..]
-                .iter()
-                .take_while(|&&r| f.doc[r as usize] == doc)
-                .count();
-        let rows = &order[start..end];
+    for (doc, run) in document_runs(f.doc, order) {
+        let rows = &order[run];
         for &r in rows {
             let a = rank(f.attr[r as usize]);
             if slot[a] == u32::MAX {
@@ -143,7 +131,6 @@ fn number_groups(f: &Fields, order: &[u32]) -> (Groups, Vec<u32>) {
             slot[a] = u32::MAX;
         }
         touched.clear();
-        start = end;
     }
     (g, group)
 }

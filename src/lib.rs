@@ -16,6 +16,7 @@ pub mod canonical;
 pub mod columns_in;
 pub mod counting;
 pub mod dictionary;
+pub mod doc_order;
 pub mod flatten;
 pub mod matching;
 pub mod node;

@@ -1,8 +1,9 @@
 //! The leaves of both sides paired on (document, path id): a full outer join by one merge.
 //!
-//! Each side's leaves come in document order (the flatten emits documents one after another),
-//! so a side is put in (doc, pid) order by sorting each document's few leaves on their own,
-//! and the two orders are merged. A side that is not in document order is sorted whole.
+//! A side is put in (doc, pid) order by sorting each document's few leaves on their own
+//! (doc_order.rs), and the two orders are merged.
+
+use crate::doc_order::{document_runs, in_document_order};
 
 /// Row positions of the paired leaves, in (doc, pid) order: `gt[i]` / `aio[i]` is the row of
 /// that side's leaf at (doc[i], pid[i]), None where the side has no such leaf.
@@ -27,18 +28,10 @@ impl Side<'_> {
 
     /// The side's rows in (doc, pid) order; Err with the first repeated (doc, pid).
     fn order(&self) -> Result<Vec<u32>, (u32, u32)> {
-        let n = self.doc.len();
-        let mut rows: Vec<u32> = (0..n as u32).collect();
-        if self.doc.windows(2).all(|w| w[0] <= w[1]) {
-            let mut start = 0;
-            while start < n {
-                let doc = self.doc[start];
-                let end = start + self.doc[start..].iter().take_while(|&&d| d == doc).count();
-                rows[start..end].sort_unstable_by_key(|&r| self.pid[r as usize]);
-                start = end;
-            }
-        } else {
-            rows.sort_unstable_by_key(|&r| self.key(r));
+        let mut rows = in_document_order(self.doc);
+        let runs: Vec<_> = document_runs(self.doc, &rows).map(|(_, run)| run).collect();
+        for run in runs {
+            rows[run].sort_unstable_by_key(|&r| self.pid[r as usize]);
         }
         match rows.windows(2).find(|w| self.key(w[0]) == self.key(w[1])) {
             Some(w) => Err((self.doc[w[0] as usize], self.pid[w[0] as usize])),

@@ -38,6 +38,8 @@ TABLES = ("documents", "fields", "attributes", "alignments", "errors", "counts")
 SUMMARY_FILE, MANIFEST_FILE = "summary.json", "manifest.json"
 #: Rows per Parquet row group, Polars' own default, whichever library writes the part.
 _ROW_GROUP = 512**2
+_FILTERED_BY = ("doc_id",)  # the one column given min/max statistics in a dictionary part
+_FREE_TEXT = ("gt_value", "aio_value")  # never a dictionary: nearly every value differs
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's (and Polars', DuckDB's) null folder
 _EXTRA_TABLES = ("attributes_by", "calibration")  # written when asked for
 _OLD_ENTRIES = ("summary",)  # an older layout's per-partition summaries
@@ -99,15 +101,20 @@ def _write_dictionaries(frame: pl.DataFrame, path: Path, labels: list[str]) -> N
     Parquet dictionaries as they are, codes and values, with no string hashed again. The Arrow
     schema is left out of the file, so that every reader sees plain strings, as in every other
     part: it would make this part's columns Enums of this part's values, which no other part
-    shares. Min/max statistics are written for the labels only, which readers filter by: on
-    the free text of gt_value and aio_value they prune nothing and cost 5-20 % of the write.
-    ``benchmarks/write_parts.py``: a 7,000-pair batch's 276k-row ``fields`` part in 0.10 s,
-    against 0.12-0.13 s for Polars' writer on the strings."""
+    shares. Min/max statistics are written for ``doc_id`` only, the one label whose values
+    differ from part to part: every part holds nearly every path, attribute, bucket, strategy
+    and cell, so their min/max prune nothing, and each costs ≈ 3 ms of a 7,000-pair
+    ``fields`` part. The free text of gt_value and aio_value is not tried as a dictionary
+    (pyarrow hashes every value, then falls back to plain pages). ``benchmarks/write_parts.py``:
+    that part in 0.07 s, against 0.09 s with every label's statistics and 0.12-0.13 s for
+    Polars' writer on the strings."""
     import pyarrow.parquet as pq  # pyarrow: Polars' writer stores the Enum's own schema
 
     try:
         pq.write_table(frame.to_arrow(), path, compression="zstd", store_schema=False,
-                       row_group_size=_ROW_GROUP, write_statistics=labels)
+                       row_group_size=_ROW_GROUP,
+                       write_statistics=[c for c in _FILTERED_BY if c in frame.columns],
+                       use_dictionary=[c for c in frame.columns if c not in _FREE_TEXT])
     except OSError as exc:  # "Error writing bytes to file. Detail: [errno 27] File too large"
         reason = str(exc.strerror or exc).rpartition("Detail: ")[2]
         raise OSError(exc.errno or errno.EIO, reason, str(path)) from None

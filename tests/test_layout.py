@@ -142,19 +142,27 @@ def test_enum_parts_read_back_as_plain_strings(tmp_path):
     String columns every other writer writes."""
     parts = [(["b", "a", "b"], ["a", "b"]), (["c", "a"], ["c", "a"])]
     for number, (paths, names) in enumerate(parts):
-        frame = pl.DataFrame({"path": paths, "n": range(len(paths))}).with_columns(
-            pl.col("path").cast(pl.Enum(names)))
+        frame = pl.DataFrame({"doc_id": paths, "path": paths, "n": range(len(paths)),
+                              "gt_value": ["free"] * len(paths)}).with_columns(
+            pl.col("doc_id", "path").cast(pl.Enum(names)))
         write_part(tmp_path, "fields", frame, number)
     back = pl.read_parquet(tmp_path / "fields" / "*.parquet")
-    assert back.schema == pl.Schema({"path": pl.String, "n": pl.Int64})
-    assert back.rows() == [("b", 0), ("a", 1), ("b", 2), ("c", 0), ("a", 1)]
+    assert back.schema == pl.Schema({"doc_id": pl.String, "path": pl.String, "n": pl.Int64,
+                                     "gt_value": pl.String})
+    assert back.select("path", "n").rows() == [("b", 0), ("a", 1), ("b", 2), ("c", 0), ("a", 1)]
+    assert back["doc_id"].equals(back["path"], check_names=False)
     assert duckdb.sql(f"SELECT typeof(path), count(*) FROM '{tmp_path}/fields/*.parquet' "
                       "GROUP BY 1").fetchall() == [("VARCHAR", 5)]
-    # min/max of the labels, which readers filter by; none of the other columns
+    # min/max of doc_id, which readers filter parts by; none of the other columns; the labels
+    # are dictionaries, the free text is not
     group = pq.ParquetFile(tmp_path / "fields" / "part-000001.parquet").metadata.row_group(0)
-    stats = {group.column(i).path_in_schema: group.column(i).statistics for i in range(2)}
-    assert (stats["path"].min, stats["path"].max) == ("a", "c")
-    assert stats["n"] is None or not stats["n"].has_min_max
+    chunks = {group.column(i).path_in_schema: group.column(i) for i in range(4)}
+    assert (chunks["doc_id"].statistics.min, chunks["doc_id"].statistics.max) == ("a", "c")
+    for name in ("path", "n", "gt_value"):
+        stats = chunks[name].statistics
+        assert stats is None or not stats.has_min_max
+    assert "RLE_DICTIONARY" in chunks["path"].encodings
+    assert "RLE_DICTIONARY" not in chunks["gt_value"].encodings
 
 
 def test_an_enum_beside_a_type_only_the_arrow_schema_states_is_written_as_strings(tmp_path):

@@ -91,6 +91,7 @@ def test_stream_pairs_in_spilled_buckets(shuffled, tmp_path, monkeypatch, bucket
     records without an id, one-sided documents), the pairing error rows in the same order as
     pairing at once, and leave no spill files."""
     monkeypatch.setattr(stream, "CHUNK_BYTES", 20_000)
+    monkeypatch.setattr(stream, "INLINE_BYTES", 20_000)  # workers, as for large inputs
     gt, aio = shuffled
     at_once = score_files(gt, aio, tmp_path / "at_once", config=CONFIG, batch_size=50)
     spills = []
@@ -258,3 +259,17 @@ def test_workers_start_with_one_thread_per_pool_and_the_parent_keeps_its_setting
     assert seen == ["1", "1"]
     assert os.environ["POLARS_MAX_THREADS"] == "7"
     assert "OPENBLAS_NUM_THREADS" not in os.environ
+
+
+def test_line_ends_are_counted_through_the_buffer_in_any_range(tmp_path):
+    """The chunks' first line numbers come from _count_lines, which reads a range through a
+    1 MB buffer: ranges that cross the buffer's end, end mid-line or hold no line end count
+    what bytes.count counts."""
+    rng = random.Random(7)
+    text = b"".join(b"x" * rng.randrange(0, 3000) + b"\n" for _ in range(2500)) + b"tail"
+    path = tmp_path / "lines.ndjson"
+    path.write_bytes(text)
+    ranges = [(0, len(text)), (0, 1 << 20), ((1 << 20) - 5, (1 << 20) + 5), (17, 2_000_001),
+              (len(text) - 4, len(text)), (100, 100)]
+    for start, stop in ranges:
+        assert stream._count_lines(str(path), start, stop) == text[start:stop].count(b"\n")

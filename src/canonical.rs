@@ -120,25 +120,13 @@ pub fn canonical_string(s: &str) -> Option<Cow<'_, str>> {
 }
 
 fn canonical_owned(s: &str) -> Option<String> {
-    let mut joined = String::with_capacity(s.len());
     if s.is_ascii() {
-        // one pass: Python's ASCII whitespace (with \x0b and \x1c..\x1f) separates words
         let mut out = Vec::with_capacity(s.len());
-        let mut gap = false;
-        for &b in s.as_bytes() {
-            if matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f) {
-                gap = !out.is_empty();
-            } else {
-                if gap {
-                    out.push(b' ');
-                    gap = false;
-                }
-                out.push(b.to_ascii_lowercase());
-            }
-        }
+        push_canonical_ascii(s.as_bytes(), &mut out);
         // ASCII in, ASCII out
         return Some(String::from_utf8(out).expect("ASCII"));
     }
+    let mut joined = String::with_capacity(s.len());
     for word in s.split(is_python_space).filter(|w| !w.is_empty()) {
         if !joined.is_empty() {
             joined.push(' ');
@@ -146,6 +134,26 @@ fn canonical_owned(s: &str) -> Option<String> {
         joined.push_str(word);
     }
     lower(joined)
+}
+
+/// Appends [`canonical_string`] of ASCII text to `out`, in one pass: Python's ASCII whitespace
+/// (with \x0b and \x1c..\x1f) separates words. The flattener writes string leaves straight
+/// into its text buffer this way, with no string of their own in between.
+pub fn push_canonical_ascii(text: &[u8], out: &mut Vec<u8>) {
+    debug_assert!(text.is_ascii());
+    let start = out.len();
+    let mut gap = false;
+    for &b in text {
+        if matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f) {
+            gap = out.len() > start;
+        } else {
+            if gap {
+                out.push(b' ');
+                gap = false;
+            }
+            out.push(b.to_ascii_lowercase());
+        }
+    }
 }
 
 /// Characters whose lower case Python 3.11 (Unicode 14) and this Rust (a newer Unicode) may

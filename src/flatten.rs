@@ -15,7 +15,9 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::canonical::{canonical_float, canonical_string, container_text, push_segment};
+use crate::canonical::{
+    canonical_float, canonical_string, container_text, push_canonical_ascii, push_segment,
+};
 use crate::node::{parse, Node, ParseError};
 
 /// Kinds, in the order of flatten.py's kind names.
@@ -131,6 +133,29 @@ impl Arena {
         let offset = buffer.len();
         buffer.extend_from_slice(bytes);
         long_view(bytes, index as u32, offset as u32)
+    }
+
+    /// The view of the bytes `write` appends (at most `most` of them), written in place.
+    #[inline]
+    fn view_written(&mut self, most: usize, write: impl FnOnce(&mut Vec<u8>)) -> u128 {
+        let full = self
+            .buffers
+            .last()
+            .is_none_or(|b| !b.is_empty() && b.len() + most > self.segment);
+        if full {
+            self.buffers.push(Vec::with_capacity(most.max(1 << 16)));
+        }
+        let index = self.buffers.len() - 1;
+        let buffer = &mut self.buffers[index];
+        let offset = buffer.len();
+        write(buffer);
+        debug_assert!(buffer.len() - offset <= most);
+        if buffer.len() - offset <= 12 {
+            let view = inline_view(&buffer[offset..]);
+            buffer.truncate(offset);
+            return view;
+        }
+        long_view(&buffer[offset..], index as u32, offset as u32)
     }
 }
 
@@ -337,6 +362,21 @@ impl Columns {
         kind: Kind,
         text: Option<&str>,
     ) {
+        let text = text.map(|t| self.texts.view(t.as_bytes()));
+        self.leaf_view(doc, item, node, member, kind, text);
+    }
+
+    /// [`Columns::leaf`] with its text already in `texts` (its view).
+    #[inline]
+    fn leaf_view(
+        &mut self,
+        doc: u32,
+        item: i64,
+        node: u32,
+        member: bool,
+        kind: Kind,
+        text: Option<u128>,
+    ) {
         let n = &self.paths_seen.nodes[node as usize];
         let (suffix, attribute, key) = (n.suffix_view, n.attr_view, n.key_view);
         self.doc.push(doc);
@@ -348,8 +388,7 @@ impl Columns {
         self.member_valid.push(member);
         self.kind.push(kind as u8);
         match text {
-            Some(t) => {
-                let view = self.texts.view(t.as_bytes());
+            Some(view) => {
                 self.text.push(view);
                 self.text_valid.push(true);
             }
@@ -391,6 +430,12 @@ impl Walker<'_> {
             let at = self.out.child(node, k);
             let out = &mut *self.out;
             match value {
+                Node::Str(s) if s.is_ascii() => {
+                    let text = out
+                        .texts
+                        .view_written(s.len(), |buf| push_canonical_ascii(s.as_bytes(), buf));
+                    out.leaf_view(doc, item, at, item_root, Kind::String, Some(text));
+                }
                 Node::Str(s) => {
                     let text = canonical_string(s).ok_or(Undecided)?;
                     out.leaf(doc, item, at, item_root, Kind::String, Some(&text));

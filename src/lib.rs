@@ -15,6 +15,7 @@
 pub mod canonical;
 pub mod columns_in;
 pub mod counting;
+pub mod dates;
 pub mod dictionary;
 pub mod doc_order;
 pub mod flatten;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, RecordBatchIterator,
-    StringViewArray, UInt32Array,
+    ArrayRef, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
+    RecordBatchIterator, StringViewArray, UInt32Array,
 };
 use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
@@ -358,6 +358,33 @@ impl NumberReader {
         let numbers = py.detach(|| crate::number::values(&texts, &kinds, &self.grammar));
         Ok(ArrowTable {
             batch: batch(vec![("number", Arc::new(Float64Array::from(numbers)))]),
+        })
+    }
+}
+
+/// The date formats of one date order (`values.date_formats`), compiled once.
+#[pyclass(frozen, module = "jsoneval_polars._native")]
+struct DateReader {
+    formats: crate::dates::DateFormats,
+}
+
+#[pymethods]
+impl DateReader {
+    #[new]
+    fn new(iso: &str, formats: Vec<String>) -> PyResult<Self> {
+        crate::dates::DateFormats::new(iso, &formats)
+            .map(|formats| DateReader { formats })
+            .map_err(value_error)
+    }
+
+    /// The date each row of a frame's `text` column names (`values.date_of`): a Date column
+    /// `day`.
+    fn days(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+        let b = record_batches(frame)?;
+        let texts = strs(&b, "text")?;
+        let days = py.detach(|| self.formats.days(&texts));
+        Ok(ArrowTable {
+            batch: batch(vec![("day", Arc::new(Date32Array::from(days)))]),
         })
     }
 }
@@ -744,6 +771,7 @@ fn canonical_string(s: &str) -> Option<String> {
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ArrowTable>()?;
     m.add_class::<NumberReader>()?;
+    m.add_class::<DateReader>()?;
     m.add_function(wrap_pyfunction!(flatten_json, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_objects, m)?)?;
     m.add_function(wrap_pyfunction!(parse_count, m)?)?;

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from jsoneval_polars import _native, evaluate
 from jsoneval_polars.config import ConfigError, parse_config
+from jsoneval_polars import values as values_module
 from jsoneval_polars.values import NUMBER_TEXT, date_of, parse_number
 import reference
 
@@ -200,3 +201,76 @@ def test_list_alignment_by_value(n_items):
     result = evaluate([{"doc_id": "d", "items": small}], [{"doc_id": "d", "items": swapped}])
     got = sorted(result.alignments.select("gt_index", "aio_index").iter_rows())
     assert got == [(0, 1), (1, 0)] == [tuple(p) for p in ref["alignments"][0]["pairs"]]
+
+
+# what written dates are made of, and what comes near them
+_DATE_PIECES = [*"0123456789/-. ,:tz+", "2025", "1900", "0000", "9999", "jan", "sept", "june",
+                "february", "may", "31", "29", "02", "13", "t10:00", "\u00a0", " "]
+_MONTH_NAMES = ["jan", "january", "feb", "february", "mar", "march", "apr", "april", "may",
+                "jun", "june", "jul", "july", "aug", "august", "sep", "sept", "september",
+                "oct", "october", "nov", "november", "dec", "december", "juno", "sepember"]
+
+
+def _written_dates(rnd: random.Random, n: int) -> list[str | None]:
+    """Dates in every recognized format and near misses: impossible days, year 0000, a month
+    13, missing or extra pieces, whitespace around, times after ISO dates."""
+    out: list[str | None] = []
+    for _ in range(n):
+        y = rnd.choice([rnd.randint(1, 9999), 0, 1900, 2000, 2024, 2025])
+        m, d = rnd.randint(0, 13), rnd.randint(0, 32)
+        name = rnd.choice(_MONTH_NAMES)
+        dot = rnd.choice(["", "."])
+        text = rnd.choice([
+            f"{y:04d}-{m:02d}-{d:02d}", f"{y:04d}-{m:02d}-{d:02d}t{rnd.randint(0, 23):02d}:30z",
+            f"{y:04d}-{m:02d}-{d:02d} 10:00:00+05:00", f"{y:04d}-{m:02d}-{d:02d}T10:00",
+            f"{y:04d}-{m}-{d}", f"{y:04d}/{m}/{d}", f"{d}/{m}/{y:04d}", f"{d:02d}/{m:02d}/{y:04d}",
+            f"{d}.{m}.{y:04d}", f"{d}-{name}{dot}-{y:04d}", f"{d} {name}{dot} {y:04d}",
+            f"{name}{dot} {d}, {y:04d}", f"{name} {d} {y:04d}", f"{y:04d}", f"{d}/{m}/{y}",
+            f"{y:04d}-{m:02d}-{d:02d}x", f"no. {y:04d}",
+        ])
+        out.append(rnd.choice(["", " ", "\t", "\u3000"]) + text + rnd.choice(["", " ", "\n"]))
+    return out + [None, "", "   "]
+
+
+def _same_days(texts: list[str | None], order: str) -> None:
+    """The native reader (values.dates_of, src/dates.rs) gives the expression's date or null,
+    text by text."""
+    series = pl.Series("text", texts, dtype=pl.String)
+    want = pl.select(date_of(pl.lit(series), order)).to_series().to_list()
+    got = pl.DataFrame(_native.DateReader(values_module._ISO_DATE,
+                                          list(values_module.date_formats(order))
+                                          ).days(series.to_frame())).to_series().to_list()
+    assert got == want, [(t, w, g) for t, w, g in zip(texts, want, got, strict=True) if w != g]
+    assert values_module.dates_of(series, order).to_list() == want
+
+
+@pytest.mark.parametrize("order", ["DMY", "MDY", "YMD"])
+def test_the_native_date_reader_is_the_expression(order):
+    """Seeded: 20,000 written dates and near misses per date order."""
+    texts = _written_dates(random.Random(order), 20_000)
+    assert sum(d is not None for d in pl.select(date_of(pl.lit(pl.Series(texts, dtype=pl.String)),
+                                                        order)).to_series()) > 2_000
+    _same_days(texts, order)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_DATE_PIECES), max_size=8).map("".join), max_size=20),
+       st.sampled_from(["DMY", "MDY", "YMD"]))
+def test_the_native_date_reader_is_the_expression_on_drawn_strings(texts, order):
+    _same_days(texts, order)
+
+
+def test_dates_without_the_extension_are_the_expression(monkeypatch):
+    """values.dates_of's own path (no extension built): the expression on the rows
+    looks_like_date recognizes, null elsewhere."""
+    import jsoneval_polars.flatten as flatten
+
+    texts = _written_dates(random.Random(5), 3_000)
+    series = pl.Series("text", texts, dtype=pl.String)
+    monkeypatch.setattr(flatten, "_native", None)
+    values_module._date_reader.cache_clear()
+    try:
+        got = values_module.dates_of(series, "MDY").to_list()
+    finally:
+        values_module._date_reader.cache_clear()
+    assert got == pl.select(date_of(pl.lit(series), "MDY")).to_series().to_list()

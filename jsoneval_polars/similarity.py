@@ -8,8 +8,6 @@ text pairs of a batch; everything else is Polars expressions.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import polars as pl
 
@@ -18,10 +16,7 @@ from .schemas import (
     BOTH_NON_NULL, CODE, DATE, EXACT, FUZZY, IGNORE, NUMERIC, SEMANTIC, STRATEGIES,
 )
 from .scorers import TEXT_CAP, Scorer, resolve_scorer
-from .values import (
-    INT_EXACT, NUMBER_TEXT, dates_of, is_date_or_email, normalized,
-    parse_number,
-)
+from .values import INT_EXACT, dates_of, is_date_or_email, normalized, numbers_of
 
 _TINY = 1e-12
 
@@ -180,25 +175,9 @@ def _numbers(values: pl.DataFrame) -> pl.DataFrame:
 
 
 def _number_of(values: pl.DataFrame, side: str) -> pl.Series:
-    """``parse_number`` of one side's text and kind columns, read at once from the Arrow
-    columns by the native reader (src/number.rs: numbers' text as doubles, strings by the same
-    grammar; Polars' regex groups cost ten times more), or by the expression itself on the
-    Python path."""
-    text, kind = pl.col(f"{side}_text"), pl.col(f"{side}_kind")
-    reader = _number_reader()
-    if reader is None:
-        return values.select(parse_number(text, kind)).to_series()
-    return pl.DataFrame(reader.values(values.select(text.alias("text"), kind.alias("kind")))
-                        ).to_series()
-
-
-@functools.cache
-def _number_reader():
-    """The native reader whenever the extension is built (JSONEVAL_PURE_PYTHON names the
-    walker that flattens; the reader has its own test against the expression)."""
-    from .flatten import _native
-
-    return None if _native is None else _native.NumberReader(NUMBER_TEXT)
+    """``parse_number`` of one side's text and kind columns (:func:`values.numbers_of`)."""
+    return numbers_of(values.select(pl.col(f"{side}_text").alias("text"),
+                                    pl.col(f"{side}_kind").alias("kind")))
 
 
 def with_normalized_text(

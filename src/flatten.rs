@@ -120,19 +120,7 @@ impl Arena {
         if bytes.len() <= 12 {
             return inline_view(bytes);
         }
-        let full = self
-            .buffers
-            .last()
-            .is_none_or(|b| !b.is_empty() && b.len() + bytes.len() > self.segment);
-        if full {
-            self.buffers
-                .push(Vec::with_capacity(bytes.len().max(1 << 16)));
-        }
-        let index = self.buffers.len() - 1;
-        let buffer = &mut self.buffers[index];
-        let offset = buffer.len();
-        buffer.extend_from_slice(bytes);
-        long_view(bytes, index as u32, offset as u32)
+        self.view_written(bytes.len(), |buffer| buffer.extend_from_slice(bytes))
     }
 
     /// The view of the bytes `write` appends (at most `most` of them), written in place.

@@ -16,7 +16,8 @@ from .schemas import (
     BOTH_NON_NULL, CODE, DATE, EXACT, FUZZY, IGNORE, NUMERIC, SEMANTIC, STRATEGIES,
 )
 from .scorers import TEXT_CAP, Scorer, resolve_scorer
-from .values import INT_EXACT, dates_of, is_date_or_email, normalized, numbers_of
+from .readers import dates_of, numbers_of
+from .values import INT_EXACT, is_date_or_email, normalized
 
 _TINY = 1e-12
 
@@ -175,7 +176,7 @@ def _numbers(values: pl.DataFrame) -> pl.DataFrame:
 
 
 def _number_of(values: pl.DataFrame, side: str) -> pl.Series:
-    """``parse_number`` of one side's text and kind columns (:func:`values.numbers_of`)."""
+    """``parse_number`` of one side's text and kind columns (:func:`readers.numbers_of`)."""
     return numbers_of(values.select(pl.col(f"{side}_text").alias("text"),
                                     pl.col(f"{side}_kind").alias("kind")))
 

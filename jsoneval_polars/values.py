@@ -90,34 +90,6 @@ def date_of(text: pl.Expr, date_order: str = "DMY") -> pl.Expr:
     return iso.str.to_date("%Y-%m-%d", strict=False)
 
 
-def dates_of(texts: pl.Series, date_order: str = "DMY") -> pl.Series:
-    """:func:`date_of` of a column of canonical texts, a Date column: by the native reader
-    (src/dates.rs, the same regexes; it skips a text without four digits in a row and stops at
-    the first format that matches) when the extension is built, else by the expression on the
-    rows :func:`looks_like_date` recognizes (one regex; the format regexes cost several times
-    more)."""
-    frame = texts.alias("text").to_frame()
-    reader = _date_reader(date_order)
-    if reader is not None:
-        return pl.DataFrame(reader.days(frame)).to_series().alias(texts.name)
-    text = pl.col("text")
-    at = frame.select(looks_like_date(text, date_order).fill_null(False)).to_series().arg_true()
-    out = pl.repeat(None, len(texts), dtype=pl.Date, eager=True).alias(texts.name)
-    return out.scatter(at, frame[at].select(date_of(text, date_order)).to_series()) if len(at) \
-        else out
-
-
-@functools.cache
-def _date_reader(date_order: str):
-    """The native reader of one date order whenever the extension is built (its test holds it
-    equal to :func:`date_of`)."""
-    from .flatten import _native
-
-    if _native is None:
-        return None
-    return _native.DateReader(_ISO_DATE, list(date_formats(date_order)))
-
-
 def looks_like_date(raw: pl.Expr, date_order: str = "DMY") -> pl.Expr:
     """True where a (stripped) canonical string is written in a recognized date format (the
     strategy detection test; the day itself need not exist)."""
@@ -175,60 +147,6 @@ def parse_number(text: pl.Expr, kind: pl.Expr) -> pl.Expr:
         .then(value)
         .otherwise(None)
     )
-
-
-def numbers_of(frame: pl.DataFrame) -> pl.Series:
-    """:func:`parse_number` of a frame's ``text`` and ``kind`` columns, a Float64 column: read
-    at once from the Arrow columns by the native reader (src/number.rs: numbers' text as
-    doubles, strings by the same grammar; Polars' regex groups cost ten times more) when the
-    extension is built, else by the expression."""
-    reader = _number_reader()
-    if reader is None:
-        return frame.select(parse_number(pl.col("text"), pl.col("kind"))).to_series()
-    return pl.DataFrame(reader.values(frame.select("text", "kind"))).to_series()
-
-
-@functools.cache
-def _number_reader():
-    """The native reader whenever the extension is built (JSONEVAL_PURE_PYTHON names the
-    walker that flattens; the reader has its own test against the expression)."""
-    from .flatten import _native
-
-    return None if _native is None else _native.NumberReader(NUMBER_TEXT)
-
-
-def value_keys(
-    members: pl.DataFrame, rows: pl.Expr, parse: str, date_order: str = "DMY"
-) -> pl.Series:
-    """What a list match field compares by value besides its canonical text (DECISIONS.md
-    51, 52), on the ``rows`` selected (null elsewhere): with ``parse`` "date", ``d:`` and the
-    ISO date of a date string in a recognized format; with "number", ``n:`` and the float of
-    a number or numeric string below 2**53 in magnitude. Needs kind and text. The parser runs
-    on the selected rows that can hold such a value only (a recognized date has a 4-digit
-    year, a number a digit)."""
-    kind, text = pl.col("kind"), pl.col("text")
-    if parse == "date":
-        at = members.select((rows & (kind == "string")).fill_null(False)).to_series().arg_true()
-        out = pl.repeat(None, members.height, dtype=pl.String, eager=True).alias("key")
-        if not len(at):
-            return out
-        days = dates_of(members["text"].gather(at), date_order).alias("day").to_frame()
-        return out.scatter(at, days.select(pl.lit("d:") + pl.col("day").cast(pl.String))
-                           .to_series())
-    else:
-        can = kind.is_in(["int", "float"]) | ((kind == "string") & text.str.contains("[0-9]"))
-        number = pl.col("_number")
-        key = (pl.when(number == 0).then(pl.lit("n:0"))  # -0.0 is 0
-               .when(number.abs() < INT_EXACT).then(pl.lit("n:") + number.cast(pl.String)))
-        members = members.with_columns(pl.lit(None, pl.Float64).alias("_number"))
-    out = pl.repeat(None, members.height, dtype=pl.String, eager=True).alias("key")
-    at = members.select((rows & can).fill_null(False)).to_series().arg_true()
-    if len(at):
-        part = members[at]
-        if parse == "number":  # parsed once, then keyed (an expression used thrice parses thrice)
-            part = part.with_columns(numbers_of(part).alias("_number"))
-        out = out.scatter(at, part.select(key).to_series())
-    return out
 
 
 # --- normalizers (DECISIONS.md 55) -------------------------------------------------------------

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from jsoneval_polars import _native, evaluate
 from jsoneval_polars.config import ConfigError, parse_config
+from jsoneval_polars import readers
 from jsoneval_polars import values as values_module
 from jsoneval_polars.values import NUMBER_TEXT, date_of, parse_number
 import reference
@@ -233,7 +234,7 @@ def _written_dates(rnd: random.Random, n: int) -> list[str | None]:
 
 
 def _same_days(texts: list[str | None], order: str) -> None:
-    """The native reader (values.dates_of, src/dates.rs) gives the expression's date or null,
+    """The native reader (readers.dates_of, src/dates.rs) gives the expression's date or null,
     text by text."""
     series = pl.Series("text", texts, dtype=pl.String)
     want = pl.select(date_of(pl.lit(series), order)).to_series().to_list()
@@ -241,7 +242,7 @@ def _same_days(texts: list[str | None], order: str) -> None:
                                           list(values_module.date_formats(order))
                                           ).days(series.to_frame())).to_series().to_list()
     assert got == want, [(t, w, g) for t, w, g in zip(texts, want, got, strict=True) if w != g]
-    assert values_module.dates_of(series, order).to_list() == want
+    assert readers.dates_of(series, order).to_list() == want
 
 
 @pytest.mark.parametrize("order", ["DMY", "MDY", "YMD"])
@@ -261,16 +262,14 @@ def test_the_native_date_reader_is_the_expression_on_drawn_strings(texts, order)
 
 
 def test_dates_without_the_extension_are_the_expression(monkeypatch):
-    """values.dates_of's own path (no extension built): the expression on the rows
+    """readers.dates_of's own path (no extension built): the expression on the rows
     looks_like_date recognizes, null elsewhere."""
-    import jsoneval_polars.flatten as flatten
-
     texts = _written_dates(random.Random(5), 3_000)
     series = pl.Series("text", texts, dtype=pl.String)
-    monkeypatch.setattr(flatten, "_native", None)
-    values_module._date_reader.cache_clear()
+    monkeypatch.setattr(readers, "_native", None)
+    readers._date_reader.cache_clear()
     try:
-        got = values_module.dates_of(series, "MDY").to_list()
+        got = readers.dates_of(series, "MDY").to_list()
     finally:
-        values_module._date_reader.cache_clear()
+        readers._date_reader.cache_clear()
     assert got == pl.select(date_of(pl.lit(series), "MDY")).to_series().to_list()

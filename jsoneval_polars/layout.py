@@ -83,7 +83,7 @@ def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
         frame, enums = frame.with_columns(pl.col(enums).cast(pl.String)), []
     try:
         if enums:
-            _write_dictionaries(frame, path, enums)
+            _write_dictionaries(frame, path)
         else:
             frame.write_parquet(path)
     except pl.exceptions.PolarsError as exc:
@@ -96,8 +96,8 @@ _PLAIN_PARQUET = (pl.Enum, pl.String, pl.Boolean, pl.Float64, pl.Float32, pl.Int
                   pl.Int16, pl.Int8, pl.UInt64, pl.UInt32, pl.UInt16, pl.UInt8)
 
 
-def _write_dictionaries(frame: pl.DataFrame, path: Path, labels: list[str]) -> None:
-    """Write a part whose Enum columns ``labels`` (core.score_batch's ``dictionary``) become
+def _write_dictionaries(frame: pl.DataFrame, path: Path) -> None:
+    """Write a part whose Enum columns (core.score_batch's ``dictionary``) become
     Parquet dictionaries as they are, codes and values, with no string hashed again. The Arrow
     schema is left out of the file, so that every reader sees plain strings, as in every other
     part: it would make this part's columns Enums of this part's values, which no other part
@@ -105,9 +105,9 @@ def _write_dictionaries(frame: pl.DataFrame, path: Path, labels: list[str]) -> N
     differ from part to part: every part holds nearly every path, attribute, bucket, strategy
     and cell, so their min/max prune nothing, and each costs ≈ 3 ms of a 7,000-pair
     ``fields`` part. The free text of gt_value and aio_value is not tried as a dictionary
-    (pyarrow hashes every value, then falls back to plain pages). ``benchmarks/write_parts.py``:
-    that part in 0.07 s, against 0.09 s with every label's statistics and 0.12-0.13 s for
-    Polars' writer on the strings."""
+    (pyarrow hashes every value, then falls back to plain pages). ``benchmarks/write_parts.py``
+    (one thread): that part in 0.08-0.11 s, against 0.10-0.14 s with every label's statistics
+    and 0.13-0.17 s for Polars' writer on the strings."""
     import pyarrow.parquet as pq  # pyarrow: Polars' writer stores the Enum's own schema
 
     try:

@@ -27,10 +27,11 @@ def dates_of(texts: pl.Series, date_order: str = "DMY") -> pl.Series:
     if reader is not None:
         return pl.DataFrame(reader.days(frame)).to_series().alias(texts.name)
     text = pl.col("text")
-    at = frame.select(looks_like_date(text, date_order).fill_null(False)).to_series().arg_true()
     out = pl.repeat(None, len(texts), dtype=pl.Date, eager=True).alias(texts.name)
-    return out.scatter(at, frame[at].select(date_of(text, date_order)).to_series()) if len(at) \
-        else out
+    at = frame.select(looks_like_date(text, date_order).fill_null(False)).to_series().arg_true()
+    if len(at):
+        out = out.scatter(at, frame[at].select(date_of(text, date_order)).to_series())
+    return out
 
 
 @functools.cache
@@ -66,29 +67,22 @@ def value_keys(
     """What a list match field compares by value besides its canonical text (DECISIONS.md
     51, 52), on the ``rows`` selected (null elsewhere): with ``parse`` "date", ``d:`` and the
     ISO date of a date string in a recognized format; with "number", ``n:`` and the float of
-    a number or numeric string below 2**53 in magnitude. Needs kind and text. The parser runs
-    on the selected rows that can hold such a value only (a recognized date has a 4-digit
-    year, a number a digit)."""
-    kind, text = pl.col("kind"), pl.col("text")
+    a number or numeric string below 2**53 in magnitude. Needs kind and text. The reader runs
+    on the selected rows that can hold such a value only (a string; a number, or a string
+    with a digit), each read once."""
+    kind, value = pl.col("kind"), pl.col("value")
     if parse == "date":
-        at = members.select((rows & (kind == "string")).fill_null(False)).to_series().arg_true()
-        out = pl.repeat(None, members.height, dtype=pl.String, eager=True).alias("key")
-        if not len(at):
-            return out
-        days = dates_of(members["text"].gather(at), date_order).alias("day").to_frame()
-        return out.scatter(at, days.select(pl.lit("d:") + pl.col("day").cast(pl.String))
-                           .to_series())
+        can = kind == "string"
+        key = pl.lit("d:") + value.cast(pl.String)
     else:
-        can = kind.is_in(["int", "float"]) | ((kind == "string") & text.str.contains("[0-9]"))
-        number = pl.col("_number")
-        key = (pl.when(number == 0).then(pl.lit("n:0"))  # -0.0 is 0
-               .when(number.abs() < INT_EXACT).then(pl.lit("n:") + number.cast(pl.String)))
-        members = members.with_columns(pl.lit(None, pl.Float64).alias("_number"))
+        can = kind.is_in(["int", "float"]) | ((kind == "string")
+                                              & pl.col("text").str.contains("[0-9]"))
+        key = (pl.when(value == 0).then(pl.lit("n:0"))  # -0.0 is 0
+               .when(value.abs() < INT_EXACT).then(pl.lit("n:") + value.cast(pl.String)))
     out = pl.repeat(None, members.height, dtype=pl.String, eager=True).alias("key")
     at = members.select((rows & can).fill_null(False)).to_series().arg_true()
-    if len(at):
-        part = members[at]
-        if parse == "number":  # parsed once, then keyed (an expression used thrice parses thrice)
-            part = part.with_columns(numbers_of(part).alias("_number"))
-        out = out.scatter(at, part.select(key).to_series())
-    return out
+    if not len(at):
+        return out
+    part = members[at]
+    values = dates_of(part["text"], date_order) if parse == "date" else numbers_of(part)
+    return out.scatter(at, values.alias("value").to_frame().select(key).to_series())

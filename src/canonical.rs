@@ -3,7 +3,6 @@
 //! separators=(",", ":"), ensure_ascii=False).lower()` for containers, and the path segments of
 //! flatten.py.
 
-use std::borrow::Cow;
 use std::fmt::Write;
 
 use crate::node::Node;
@@ -103,23 +102,10 @@ pub fn is_python_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
-/// `" ".join(s.split()).lower()`; None where the lower-casing is Python's to decide. Borrowed
-/// when the text is already canonical (ASCII, lower case, single spaces between words).
-pub fn canonical_string(s: &str) -> Option<Cow<'_, str>> {
-    let bytes = s.as_bytes();
-    let canonical = bytes.first() != Some(&b' ')
-        && bytes.last() != Some(&b' ')
-        && bytes
-            .iter()
-            .all(|b| matches!(b, 0x21..=0x40 | 0x5b..=0x7e | b' '))
-        && !s.contains("  ");
-    if canonical {
-        return Some(Cow::Borrowed(s));
-    }
-    canonical_owned(s).map(Cow::Owned)
-}
-
-fn canonical_owned(s: &str) -> Option<String> {
+/// `" ".join(s.split()).lower()`; None where the lower-casing is Python's to decide. The
+/// flattener writes ASCII strings with [`push_canonical_ascii`] into its own buffer and asks
+/// this of the others.
+pub fn canonical_string(s: &str) -> Option<String> {
     if s.is_ascii() {
         let mut out = Vec::with_capacity(s.len());
         push_canonical_ascii(s.as_bytes(), &mut out);

@@ -763,7 +763,7 @@ fn encode(
 /// Python (tests compare it with Python over every code point).
 #[pyfunction]
 fn canonical_string(s: &str) -> Option<String> {
-    crate::canonical::canonical_string(s).map(|c| c.into_owned())
+    crate::canonical::canonical_string(s)
 }
 
 #[pymodule]

@@ -1,5 +1,6 @@
 """counts.group_counts, the per (doc, attr) groups of the fields table: the native kernel's
-(src/counting.rs) and the numpy path's, both against plain-Python sums."""
+(src/counting.rs) and the numpy path's, both against plain-Python sums; and the per-document
+sums of those groups (rates.document_sums), likewise."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from jsoneval_polars import _native
 from jsoneval_polars.counts import group_counts_by_numpy
+from jsoneval_polars.rates import DOCUMENT_COUNTS, document_sums
 
 N_BUCKETS, N_CELLS = 3, 4
 
@@ -62,3 +64,40 @@ def test_groups_are_counted_in_doc_attr_order(count, rows, in_doc_order):
     assert [r[:-1] for r in got.rows()] == [w[:-1] for w in want]
     for (*_, mine), (*_, theirs) in zip(got.rows(), want, strict=True):
         assert math.isclose(mine, theirs, rel_tol=0, abs_tol=1e-12)
+
+
+group = st.tuples(
+    st.integers(0, 6), *[st.integers(0, 50)] * len(DOCUMENT_COUNTS),
+    st.one_of(st.none(), st.floats(0, 1)), st.floats(0, 100), st.floats(0, 100),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(groups=st.lists(group, max_size=60), in_doc_order=st.booleans())
+def test_document_sums_are_plain_sums(groups, in_doc_order):
+    if in_doc_order:  # as the counts come; the other order is sorted first
+        groups = sorted(groups, key=lambda g: g[0])
+    counts = pl.DataFrame(
+        groups, orient="row",
+        schema={"doc": pl.UInt32, **dict.fromkeys(DOCUMENT_COUNTS, pl.Int64), "f1": pl.Float64,
+                "w_correct": pl.Float64, "w_scored": pl.Float64},
+    )
+    got = document_sums(counts)
+    assert got.columns == ["doc", "macro_f1", *DOCUMENT_COUNTS, "w_correct", "w_scored"]
+    assert got.schema["tp"] == pl.Int64 and got.schema["w_scored"] == pl.Float64
+    by_doc: dict[int, list[tuple]] = defaultdict(list)
+    for g in groups:
+        by_doc[g[0]].append(g)
+    assert got["doc"].to_list() == sorted(by_doc)
+    for row in got.iter_rows(named=True):
+        mine = by_doc[row["doc"]]
+        f1s = [g[1 + len(DOCUMENT_COUNTS)] for g in mine if g[1 + len(DOCUMENT_COUNTS)] is not None]
+        if f1s:
+            assert math.isclose(row["macro_f1"], sum(f1s) / len(f1s), rel_tol=1e-12)
+        else:
+            assert row["macro_f1"] is None
+        for i, name in enumerate(DOCUMENT_COUNTS):
+            assert row[name] == sum(g[1 + i] for g in mine)
+        for i, name in enumerate(("w_correct", "w_scored")):
+            want = sum(g[2 + len(DOCUMENT_COUNTS) + i] for g in mine)
+            assert math.isclose(row[name], want, rel_tol=1e-12, abs_tol=1e-12)

@@ -367,8 +367,28 @@ def flatten_native(
     return _flattened(tables, next_item)
 
 
+@dataclass(frozen=True)
+class TextSpans:
+    """JSON texts as spans of one buffer read from a file: text ``i`` is the ``lengths[i]``
+    bytes at file offset ``offsets[i]``, and ``buffer`` holds the file from offset ``base``
+    (None for both: no document). The kernel reads them in place, with no bytes object per
+    text (ingest.read_spans)."""
+
+    buffer: bytes
+    base: int
+    offsets: list[int | None]
+    lengths: list[int | None]
+
+    def texts(self) -> list[bytes | None]:
+        return [None if o is None else self.buffer[o - self.base: o - self.base + n]
+                for o, n in zip(self.offsets, self.lengths, strict=True)]
+
+    def present(self) -> list[bool]:
+        return [o is not None for o in self.offsets]
+
+
 def flatten_texts(
-    texts: Sequence[bytes | None],
+    texts: Sequence[bytes | None] | TextSpans,
     *,
     skip: str | None = None,
     empty_containers_are_null: bool = False,
@@ -379,10 +399,13 @@ def flatten_texts(
     (text it does not vouch for: the caller parses the batch and runs :func:`flatten`)."""
     if KERNEL != "native":
         return None
-    tables, next_item, _ = _native.flatten_json(
-        texts if isinstance(texts, list) else list(texts), skip, item_base,
-        empty_containers_are_null, _SEGMENT,
-    )
+    options = (skip, item_base, empty_containers_are_null, _SEGMENT)
+    if isinstance(texts, TextSpans):
+        tables, next_item, _ = _native.flatten_spans(
+            texts.buffer, texts.base, texts.offsets, texts.lengths, *options)
+    else:
+        tables, next_item, _ = _native.flatten_json(
+            texts if isinstance(texts, list) else list(texts), *options)
     return None if tables is None else _flattened(tables, next_item)
 
 

@@ -20,6 +20,7 @@ from typing import Any, Literal
 import orjson
 import polars as pl
 
+from .flatten import TextSpans, flatten_texts
 from .schemas import ERRORS
 
 Side = Literal["gt", "aio"]
@@ -686,20 +687,31 @@ def read_texts_at(
     path: str | Path, offsets: Sequence[int | None], lengths: Sequence[int | None]
 ) -> list[bytes | None]:
     """The lines at these byte offsets of a file already scanned (None where ``offset`` is
-    None). A batch of an aligned file is one contiguous range, read at once."""
-    present = [o for o in offsets if o is not None]
+    None)."""
+    return read_spans(path, offsets, lengths).texts()
+
+
+def read_spans(
+    path: str | Path, offsets: Sequence[int | None], lengths: Sequence[int | None]
+) -> TextSpans:
+    """The lines at these byte offsets of a file already scanned, as spans of one buffer. A
+    batch of an aligned file is one contiguous range, read at once; the lines of a batch
+    spread over the file are read one by one into the buffer."""
+    offsets, lengths = list(offsets), list(lengths)
+    present = [(o, n) for o, n in zip(offsets, lengths, strict=True) if o is not None]
     if not present:
-        return [None] * len(offsets)
+        return TextSpans(b"", 0, offsets, lengths)
+    lo = min(o for o, _ in present)
+    hi = max(o + n for o, n in present)
     with open(path, "rb") as f:
-        lo = min(present)
-        hi = max(o + n for o, n in zip(offsets, lengths, strict=True) if o is not None)
-        span = sum(n for n in lengths if n is not None)
-        if hi - lo <= 4 * span + (1 << 20):
-            whole = os.pread(f.fileno(), hi - lo, lo)
-            return [None if o is None else whole[o - lo: o - lo + n]
-                    for o, n in zip(offsets, lengths, strict=True)]
-        return [None if o is None else os.pread(f.fileno(), n, o)
-                for o, n in zip(offsets, lengths, strict=True)]
+        if hi - lo <= 4 * sum(n for _, n in present) + (1 << 20):
+            return TextSpans(os.pread(f.fileno(), hi - lo, lo), lo, offsets, lengths)
+        pieces = [None if o is None else os.pread(f.fileno(), n, o)
+                  for o, n in zip(offsets, lengths, strict=True)]
+    starts = itertools.accumulate((len(p) if p is not None else 0 for p in pieces), initial=0)
+    return TextSpans(b"".join(p for p in pieces if p is not None), 0,
+                     [None if p is None else at for p, at in zip(pieces, starts, strict=False)],
+                     lengths)
 
 
 def read_records_at(
@@ -724,7 +736,7 @@ def read_records_at(
 
 
 def pairs_from_texts(
-    plan: pl.DataFrame, texts: Mapping[str, list[bytes | None]], skip: str | None,
+    plan: pl.DataFrame, texts: Mapping[str, list[bytes | None] | TextSpans], skip: str | None,
     empty_containers_are_null: bool, files: Mapping[str, str | None],
 ) -> Pairs | None:
     """The pairs of a batch of paired JSON texts (``plan``: doc_id and per side its line,
@@ -734,8 +746,6 @@ def pairs_from_texts(
 
     Every line the kernel takes is a JSON object with no repeated key and no number beyond a
     double: :func:`build_pairs` would find nothing to report, so the table is its table."""
-    from .flatten import flatten_texts
-
     gt = flatten_texts(texts["gt"], skip=skip,
                        empty_containers_are_null=empty_containers_are_null)
     if gt is None:
@@ -744,7 +754,8 @@ def pairs_from_texts(
                         empty_containers_are_null=empty_containers_are_null)
     if aio is None:
         return None
-    present = {side: pl.Series([t is not None for t in texts[side]], dtype=pl.Boolean)
+    present = {side: pl.Series(texts[side].present() if isinstance(texts[side], TextSpans)
+                               else [t is not None for t in texts[side]], dtype=pl.Boolean)
                for side in ("gt", "aio")}
     table = pl.DataFrame({
         "doc_id": plan["doc_id"],
@@ -812,8 +823,8 @@ def read_pairs(
     :func:`build_pairs`, which writes their error and warning rows (``Pairs.errors``)."""
     names = {s: str(p) for s, p in files.items()}
     if native and fields == (None, None) and not metadata:
-        texts = {side: read_texts_at(files[side], plan[f"{side}_offset"].to_list(),
-                                     plan[f"{side}_length"].to_list()) for side in ("gt", "aio")}
+        texts = {side: read_spans(files[side], plan[f"{side}_offset"].to_list(),
+                                  plan[f"{side}_length"].to_list()) for side in ("gt", "aio")}
         pairs = pairs_from_texts(plan, texts, id_field, empty_containers_are_null, names)
         if pairs is not None:
             return pairs

@@ -173,6 +173,54 @@ fn flatten_json(
     Ok(output(result, item_base, empty_containers_are_null))
 }
 
+/// [`flatten_json`] of texts that are spans of one buffer: text `i` is the `lengths[i]` bytes
+/// at file offset `offsets[i]`, and the buffer holds the file from offset `base` (None for
+/// both: no document). The files driver reads a batch's lines this way, with no Python object
+/// per line.
+#[pyfunction]
+#[pyo3(signature = (buffer, base, offsets, lengths, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1))]
+#[allow(clippy::too_many_arguments)]
+fn flatten_spans(
+    py: Python<'_>,
+    buffer: &[u8],
+    base: u64,
+    offsets: Vec<Option<u64>>,
+    lengths: Vec<Option<u64>>,
+    skip: Option<&str>,
+    item_base: i64,
+    empty_containers_are_null: bool,
+    segment: usize,
+    threads: usize,
+) -> PyResult<Output> {
+    if offsets.len() != lengths.len() {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "offsets and lengths differ in length",
+        ));
+    }
+    let slices = offsets
+        .iter()
+        .zip(&lengths)
+        .map(|(offset, length)| match (offset, length) {
+            (None, None) => Ok(None),
+            (Some(o), Some(n)) => o
+                .checked_sub(base)
+                .and_then(|start| Some((usize::try_from(start).ok()?, usize::try_from(*n).ok()?)))
+                .and_then(|(start, n)| buffer.get(start..start.checked_add(n)?))
+                .map(|text| Some(without_bom(text)))
+                .ok_or_else(|| {
+                    pyo3::exceptions::PyValueError::new_err(format!(
+                        "span at offset {o} of {n} bytes is outside the buffer read from {base}"
+                    ))
+                }),
+            _ => Err(pyo3::exceptions::PyValueError::new_err(
+                "an offset without a length, or a length without an offset",
+            )),
+        })
+        .collect::<PyResult<Vec<Option<&[u8]>>>>()?;
+    let result = py.detach(|| flatten::flatten_json(&slices, skip, item_base, segment, threads));
+    Ok(output(result, item_base, empty_containers_are_null))
+}
+
 /// How many of the texts parse, in parallel: the parse-only floor of the benchmarks.
 #[pyfunction]
 fn parse_count(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<usize> {
@@ -773,6 +821,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NumberReader>()?;
     m.add_class::<DateReader>()?;
     m.add_function(wrap_pyfunction!(flatten_json, m)?)?;
+    m.add_function(wrap_pyfunction!(flatten_spans, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_objects, m)?)?;
     m.add_function(wrap_pyfunction!(parse_count, m)?)?;
     m.add_function(wrap_pyfunction!(unreadable_texts, m)?)?;

@@ -302,6 +302,38 @@ def test_text_path_leaves_out_the_id_and_declines_what_python_decides():
         assert flat.flatten_texts([texts[2], declined]) is None, declined
 
 
+def test_spans_of_a_file_read_as_the_texts_they_hold(tmp_path):
+    # the files driver's reading: a batch's lines as spans of one buffer (ingest.read_spans),
+    # contiguous or spread over the file, in any order, with missing lines and a BOM
+    from jsoneval_polars.ingest import read_spans
+
+    docs = [{"b": 1, "a": [{"c": "X"}]}, {"z": {"y": None}}, {"q": "\u00e9t\u00e9"}, {}]
+    lines = [json.dumps({"id": i, **d}, ensure_ascii=i != 2).encode() for i, d in enumerate(docs)]
+    lines[1] = b"\xef\xbb\xbf" + lines[1]
+    filler = b'{"id": -1, "pad": "' + b"x" * (3 << 20) + b'"}'
+    path = tmp_path / "gt.ndjson"
+    path.write_bytes(b"\n".join([lines[0], lines[1], filler, lines[2], lines[3]]) + b"\n")
+    offsets, at = [], 0
+    for line in (lines[0], lines[1], filler, lines[2], lines[3]):
+        offsets.append(at)
+        at += len(line) + 1
+    where = dict(zip((0, 1, None, 2, 3), zip(offsets, map(len, (*lines[:2], filler, *lines[2:])),
+                                             strict=True), strict=True))
+    for picked in ([0, 1], [1, None, 0], [3, 0, None, 2], [None]):
+        spans = read_spans(path, [None if i is None else where[i][0] for i in picked],
+                           [None if i is None else where[i][1] for i in picked])
+        assert spans.texts() == [None if i is None else lines[i] for i in picked]
+        assert spans.present() == [i is not None for i in picked]
+        want = flat.flatten_python([None if i is None else docs[i] for i in picked], item_base=7)
+        _check(flat.flatten_texts(spans, skip="id", item_base=7), want)
+    spread = read_spans(path, [where[0][0], where[2][0]], [where[0][1], where[2][1]])
+    assert spread.base == 0 and len(spread.buffer) == len(lines[0]) + len(lines[2])
+    with pytest.raises(ValueError, match="outside the buffer"):
+        _native.flatten_spans(b"{}", 10, [10, 11], [2, 2])
+    with pytest.raises(ValueError, match="without a length"):
+        _native.flatten_spans(b"{}", 0, [0], [None])
+
+
 def test_lower_case_and_whitespace_agree_with_python_over_every_code_point():
     # the kernel's own Unicode tables against this Python's, one character at a time; a
     # disagreement not declined is a wrong canonical text

@@ -28,6 +28,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import gc
 import itertools
 import multiprocessing
 import os
@@ -335,6 +336,9 @@ def _worker_init(recursion_limit: int) -> None:
     sys.setrecursionlimit(recursion_limit)
     # the workers are the parallelism: one kernel thread each (set before its pool starts)
     os.environ["RAYON_NUM_THREADS"] = "1"
+    # the modules imported so far live as long as the worker: the collector need not walk them
+    # (without this, each worker of a 100k run made one full pass of 14-18 ms over them)
+    gc.freeze()
 
 
 def _chunks(

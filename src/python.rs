@@ -192,14 +192,25 @@ fn flatten_spans(
     segment: usize,
     threads: usize,
 ) -> PyResult<Output> {
+    let slices = span_slices(buffer, base, &offsets, &lengths)?;
+    let result = py.detach(|| flatten::flatten_json(&slices, skip, item_base, segment, threads));
+    Ok(output(result, item_base, empty_containers_are_null))
+}
+
+/// The texts of [`flatten_spans`] as slices of its buffer (a BOM skipped, None kept); a span
+/// outside the buffer, or an offset without a length, is a ValueError.
+fn span_slices<'a>(
+    buffer: &'a [u8],
+    base: u64,
+    offsets: &[Option<u64>],
+    lengths: &[Option<u64>],
+) -> PyResult<Vec<Option<&'a [u8]>>> {
     if offsets.len() != lengths.len() {
-        return Err(pyo3::exceptions::PyValueError::new_err(
-            "offsets and lengths differ in length",
-        ));
+        return Err(value_error("offsets and lengths differ in length"));
     }
-    let slices = offsets
+    offsets
         .iter()
-        .zip(&lengths)
+        .zip(lengths)
         .map(|(offset, length)| match (offset, length) {
             (None, None) => Ok(None),
             (Some(o), Some(n)) => o
@@ -208,17 +219,15 @@ fn flatten_spans(
                 .and_then(|(start, n)| buffer.get(start..start.checked_add(n)?))
                 .map(|text| Some(without_bom(text)))
                 .ok_or_else(|| {
-                    pyo3::exceptions::PyValueError::new_err(format!(
+                    value_error(format!(
                         "span at offset {o} of {n} bytes is outside the buffer read from {base}"
                     ))
                 }),
-            _ => Err(pyo3::exceptions::PyValueError::new_err(
+            _ => Err(value_error(
                 "an offset without a length, or a length without an offset",
             )),
         })
-        .collect::<PyResult<Vec<Option<&[u8]>>>>()?;
-    let result = py.detach(|| flatten::flatten_json(&slices, skip, item_base, segment, threads));
-    Ok(output(result, item_base, empty_containers_are_null))
+        .collect()
 }
 
 /// How many of the texts parse, in parallel: the parse-only floor of the benchmarks.

@@ -383,9 +383,6 @@ class TextSpans:
         return [None if o is None else self.buffer[o - self.base: o - self.base + n]
                 for o, n in zip(self.offsets, self.lengths, strict=True)]
 
-    def present(self) -> list[bool]:
-        return [o is not None for o in self.offsets]
-
 
 def flatten_texts(
     texts: Sequence[bytes | None] | TextSpans,

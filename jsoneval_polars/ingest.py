@@ -708,10 +708,10 @@ def read_spans(
             return TextSpans(os.pread(f.fileno(), hi - lo, lo), lo, offsets, lengths)
         pieces = [None if o is None else os.pread(f.fileno(), n, o)
                   for o, n in zip(offsets, lengths, strict=True)]
-    starts = itertools.accumulate((len(p) if p is not None else 0 for p in pieces), initial=0)
+    ends = itertools.accumulate(n or 0 for n in lengths)  # in the joined buffer
     return TextSpans(b"".join(p for p in pieces if p is not None), 0,
-                     [None if p is None else at for p, at in zip(pieces, starts, strict=False)],
-                     lengths)
+                     [None if o is None else end - n
+                      for o, n, end in zip(offsets, lengths, ends, strict=True)], lengths)
 
 
 def read_records_at(
@@ -754,9 +754,7 @@ def pairs_from_texts(
                         empty_containers_are_null=empty_containers_are_null)
     if aio is None:
         return None
-    present = {side: pl.Series(texts[side].present() if isinstance(texts[side], TextSpans)
-                               else [t is not None for t in texts[side]], dtype=pl.Boolean)
-               for side in ("gt", "aio")}
+    present = {side: plan[f"{side}_line"].is_not_null() for side in ("gt", "aio")}
     table = pl.DataFrame({
         "doc_id": plan["doc_id"],
         "gt_present": present["gt"],

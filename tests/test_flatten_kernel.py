@@ -323,7 +323,7 @@ def test_spans_of_a_file_read_as_the_texts_they_hold(tmp_path):
         spans = read_spans(path, [None if i is None else where[i][0] for i in picked],
                            [None if i is None else where[i][1] for i in picked])
         assert spans.texts() == [None if i is None else lines[i] for i in picked]
-        assert spans.present() == [i is not None for i in picked]
+        assert [o is not None for o in spans.offsets] == [i is not None for i in picked]
         want = flat.flatten_python([None if i is None else docs[i] for i in picked], item_base=7)
         _check(flat.flatten_texts(spans, skip="id", item_base=7), want)
     spread = read_spans(path, [where[0][0], where[2][0]], [where[0][1], where[2][1]])

@@ -8,6 +8,7 @@ line neither accepts is an error row naming the file, the line and the reason.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import os
@@ -149,6 +150,7 @@ def _parse_json(raw: bytes) -> tuple[Any, list[str]]:
         except orjson.JSONDecodeError:
             pass  # retried below with the standard library, which accepts what orjson refuses
     notes: list[str] = []
+    constants: collections.Counter[str] = collections.Counter()
 
     def parse_float(text: str) -> float:
         value = float(text)
@@ -156,10 +158,23 @@ def _parse_json(raw: bytes) -> tuple[Any, list[str]]:
             notes.append(f"number {text} overflows a double; kept as {value}")
         return value
 
+    def parse_constant(name: str) -> float:
+        constants[name] += 1  # NaN, Infinity, -Infinity: not JSON, but json reads them
+        return float(name)
+
     try:
-        return json.loads(raw, parse_float=parse_float), notes
+        value = json.loads(raw, parse_float=parse_float, parse_constant=parse_constant)
     except RecursionError:
         raise ValueError("JSON nested too deeply to parse") from None
+    return value, notes + [_constant_note(name, n) for name, n in constants.items()]
+
+
+def _constant_note(name: str, count: int) -> str:
+    """The warning for a document's NaN or ±Infinity literals (DECISIONS.md 22): one per
+    literal, however often it occurs, so a document cannot flood the errors table."""
+    times = f" ({count} times)" if count > 1 else ""
+    kept = "read as null" if name == "NaN" else f"kept as {float(name)}"
+    return f"{name}{times} is not valid JSON; {kept}"
 
 
 def _count_keys(obj: Any) -> int:

@@ -51,6 +51,7 @@ def test_bad_lines_become_error_rows(messy):
     assert "lone surrogate" in _error(r, 8)["error"]
     assert "nested too deeply" in _error(r, 9)["error"]
     assert "overflows" in _error(r, 2)["error"] and _error(r, 2)["severity"] == "warning"
+    assert "NaN is not valid JSON; read as null" in r.errors.filter(pl.col("line") == 2)["error"]
     assert "not valid JSON" in _error(r, 7, "aio")["error"]
     # the AIO of the GT document with a lone surrogate is left out with it, and says so
     assert "GT document is not usable" in _error(r, 5, "aio")["error"]
@@ -66,6 +67,58 @@ def test_documents_scored_despite_bad_neighbours(messy):
     assert docs["3"]["accuracy"] == 1.0  # duplicate key: the last value (2) was used
     assert docs["4"]["accuracy"] == 0.0  # 30-digit integers compared exactly, not as floats
     assert docs["7"]["gt_present"] is False and docs["7"]["aio_parse_status"] == "json"
+
+
+NON_JSON_LITERALS = {  # text -> (the GT document's warnings, its x, y and z as scored)
+    '{"doc_id": "n", "x": NaN, "y": [NaN, 1], "z": Infinity}': (
+        {"NaN (2 times) is not valid JSON; read as null",
+         "Infinity is not valid JSON; kept as inf"},
+        (None, "[nan,1]", "inf")),  # an array's text is its compact JSON, lower-cased
+    '{"doc_id": "m", "x": -Infinity, "y": "NaN", "z": 1}': (
+        {"-Infinity is not valid JSON; kept as -inf"},  # the string "NaN" is JSON
+        ("-inf", "nan", "1")),
+}
+
+
+def _literal_warnings(result) -> dict[str, set[str]]:
+    rows = result.errors.filter(pl.col("source") == "gt")
+    assert set(rows["severity"]) <= {"warning"}, rows
+    return {doc: set(rows.filter(pl.col("doc_id") == doc)["error"]) for doc in ("n", "m")}
+
+
+def test_nan_and_infinity_literals_are_read_with_a_warning(tmp_path):
+    """NaN and ±Infinity are not JSON: read as null and ±inf (DECISIONS.md 22), each with one
+    warning row per literal and document, by every reader of JSON text, the files driver too;
+    a float NaN in Python input is a null with no row."""
+    from jsoneval_polars.stream import score_files
+
+    texts = list(NON_JSON_LITERALS)
+    gt = _write(tmp_path / "gt.ndjson", texts)
+    aio = _write(tmp_path / "aio.ndjson", ['{"doc_id": "n", "x": 1}', '{"doc_id": "m"}'])
+    expected = {json.loads(t)["doc_id"]: w for t, (w, _) in NON_JSON_LITERALS.items()}
+    table = pl.DataFrame({"doc_id": ["n", "m"], "json": [t.replace('"doc_id": "n", ', "")
+                                                         .replace('"doc_id": "m", ', "")
+                                                         for t in texts]})
+    runs = {
+        "ndjson": evaluate(gt, aio),
+        "files driver": score_files(gt, aio, tmp_path / "out"),
+        "json column": evaluate(table, aio, json_column="json"),
+    }
+    for name, run in runs.items():
+        assert _literal_warnings(run) == expected, name
+        fields = run.fields.filter(pl.col("doc_id").is_in(["n", "m"]) & pl.col("path").is_in(
+            ["x", "y", "z"])).sort("doc_id", "path", descending=[True, False])
+        assert fields["gt_value"].to_list() == [v for _, (_, values) in
+                                                NON_JSON_LITERALS.items() for v in values], name
+    # a JSON array is parsed as one text: its warnings are the file's, counted over it
+    array = tmp_path / "gt.json"
+    array.write_text("[" + ", ".join(texts) + "]", encoding="utf-8")
+    warnings = evaluate(array, aio).errors.filter(pl.col("source") == "gt")
+    assert warnings["line"].to_list() == [None, None, None]
+    assert set(warnings["error"]) == {"NaN (2 times) is not valid JSON; read as null",
+                                      "Infinity is not valid JSON; kept as inf",
+                                      "-Infinity is not valid JSON; kept as -inf"}
+    assert evaluate([{"doc_id": "n", "x": float("nan")}], aio).errors.height == 0
 
 
 def test_strict_names_file_line_and_reason(messy, tmp_path):
@@ -95,7 +148,8 @@ def test_cli_accounting_line(messy, tmp_path):
     assert "read 10 GT and 7 AIO records; scored 5 documents (0 GT-only, 1 AIO-only)" in proc.stdout
     errors = pl.read_parquet(tmp_path / "o" / "errors" / "*.parquet")
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert errors.height == summary["n_errors"] + summary["n_warnings"] == 8 + 2
+    # warnings: line 2's NaN and 1e400, line 6's repeated key
+    assert errors.height == summary["n_errors"] + summary["n_warnings"] == 8 + 3
 
 
 def test_gt_root_not_object_is_an_error():

@@ -227,6 +227,17 @@ def _duplicate_keys(raw: bytes, obj: Any) -> list[str]:
     return dups
 
 
+def _is_utf8(text: str) -> bool:
+    """False for a string holding a lone surrogate (json reads "\\ud800" into one)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _split_record(
     obj: Any, id_field: str, content_field: str | None
 ) -> tuple[str | None, bool, Any, str | None]:
@@ -237,6 +248,9 @@ def _split_record(
     doc_id = obj.get(id_field)
     if has_id and (isinstance(doc_id, bool) or not isinstance(doc_id, str | int)):
         return None, True, obj, f"{id_field} must be a string or an integer; got {doc_id!r}"
+    if isinstance(doc_id, str) and not _is_utf8(doc_id):  # "\ud800": no table can hold it
+        return None, True, obj, (f"{id_field} {doc_id!r} holds a lone surrogate and cannot be "
+                                 "stored as UTF-8")
     doc_id = None if doc_id is None else str(doc_id)
     if content_field is not None:
         if content_field not in obj:
@@ -689,9 +703,15 @@ def build_pairs(
         gt_docs.append(gt_doc if gt_doc is not None else {})
         aio_docs.append(aio_doc)
         for name, values in meta.items():
-            value = next(
-                (r.meta[name] for r in (ar, gr) if r and r.meta.get(name) is not None), None)
-            values.append(None if value is None else str(value))
+            source = next((r for r in (ar, gr) if r and r.meta.get(name) is not None), None)
+            value = None if source is None else str(source.meta[name])
+            if value is not None and not _is_utf8(value):  # the document is still scored
+                side, file = ("aio", aio_file) if source is ar else ("gt", gt_file)
+                errors.add(side, file, source.line, doc_id,  # type: ignore[union-attr]
+                           f"metadata '{name}' {value!r} holds a lone surrogate and cannot be "
+                           "stored as UTF-8; left null", severity="warning")
+                value = None
+            values.append(value)
     table = pl.DataFrame(rows, schema=PAIR_SCHEMA, orient="row").with_columns(
         pl.Series(name, values, dtype=pl.String) for name, values in meta.items()
     )

@@ -252,3 +252,50 @@ def test_streaming_warns_like_evaluate(tmp_path):
     warnings = streamed.errors.filter(pl.col("source") == "config")["error"].to_list()
     assert warnings == in_memory.errors.filter(pl.col("source") == "config")["error"].to_list()
     assert len(warnings) == 2 and streamed.summary["n_warnings"] == 2
+
+
+# ----------------------------------------------------------------------------------------------
+# Ids and labels no table can hold
+
+
+def test_a_lone_surrogate_in_an_id_is_an_error_row(tmp_path):
+    """json reads "\\ud800" into a str that no Arrow table can hold: the record was a
+    UnicodeEncodeError traceback that lost the whole run; now it is an error row, the others
+    are scored, by every driver."""
+    from jsoneval_polars.stream import score_files
+
+    gt, aio = tmp_path / "gt.ndjson", tmp_path / "aio.ndjson"
+    gt.write_text('{"doc_id": "a", "x": 1}\n{"doc_id": "\\ud800", "x": 1}\n'
+                  '{"doc_id": "b\\udc00c", "x": 2}\n')
+    aio.write_text('{"doc_id": "a", "x": 1}\n{"doc_id": "\\ud800", "x": 1}\n')
+    expected = [("gt", None, 2, "doc_id '\\ud800' holds a lone surrogate and cannot be stored "
+                 "as UTF-8"),
+                ("gt", None, 3, "doc_id 'b\\udc00c' holds a lone surrogate and cannot be stored "
+                 "as UTF-8"),
+                ("aio", None, 2, "doc_id '\\ud800' holds a lone surrogate and cannot be stored "
+                 "as UTF-8")]
+    objects = [json.loads(line) for line in gt.read_text().splitlines()]
+    for run in (evaluate(gt, aio), score_files(gt, aio, tmp_path / "out", workers=2)):
+        rows = run.errors.select("source", "doc_id", "line", "error").sort("source", "line",
+                                                                           descending=[True, False])
+        assert rows.rows() == expected
+        assert run.documents["doc_id"].to_list() == ["a"]
+    in_memory = evaluate(objects, [{"doc_id": "a", "x": 1}])
+    assert in_memory.errors["line"].to_list() == [2, 3] and in_memory.summary["n_documents"] == 1
+
+
+def test_a_lone_surrogate_in_metadata_is_a_warning_and_a_null(tmp_path):
+    """The document is scored; only the label that no table can hold is left out, and said."""
+    from jsoneval_polars.stream import score_files
+
+    gt, aio = tmp_path / "gt.ndjson", tmp_path / "aio.ndjson"
+    gt.write_text('{"doc_id": "a", "x": 1, "model": "\\ud800"}\n'
+                  '{"doc_id": "b", "x": 1, "model": "m"}\n')
+    aio.write_text('{"doc_id": "a", "x": 1}\n{"doc_id": "b", "x": 1}\n')
+    for run in (evaluate(gt, aio, metadata=["model"]),
+                score_files(gt, aio, tmp_path / "out", metadata=["model"], workers=2)):
+        assert run.errors.select("source", "doc_id", "line", "severity", "error").rows() == [
+            ("gt", "a", 1, "warning", "metadata 'model' '\\ud800' holds a lone surrogate and "
+             "cannot be stored as UTF-8; left null")]
+        assert sorted(run.documents.select("doc_id", "model").rows()) == [("a", None),
+                                                                           ("b", "m")]

@@ -405,7 +405,9 @@ def read_records(
         table = table_source(path)
         if table is not None:
             return _records_from_table(table[0], side, id_field, json_column, errors), name
-        data = path.read_bytes().removeprefix(UTF8_BOM)
+        data = path.read_bytes()
+        check_text_file(data[:8], name)
+        data = data.removeprefix(UTF8_BOM)
         if starts_json_array(data):
             try:
                 objs, notes = _parse_json(data)
@@ -447,6 +449,34 @@ RECORD_SCHEMA = {"line": pl.Int64, "doc_id": pl.String, "has_id": pl.Boolean}
 #: A scanned record: where its line is in the file (:func:`scan_ndjson`).
 SCAN_SCHEMA = {**RECORD_SCHEMA, "offset": pl.Int64, "length": pl.Int64}
 UTF8_BOM = b"\xef\xbb\xbf"
+_TO_UTF8 = "convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"
+#: How files that are not UTF-8 text begin: (magic bytes, what the file is, what to do). None of
+#: these bytes can open UTF-8 JSON text, so no file of records with a bad first line is refused.
+_NOT_UTF8_TEXT = (
+    (b"\xff\xfe\x00\x00", "UTF-32 text", "convert it to UTF-8 (iconv -f UTF-32 -t UTF-8)"),
+    (b"\x00\x00\xfe\xff", "UTF-32 text", "convert it to UTF-8 (iconv -f UTF-32 -t UTF-8)"),
+    (b"\xff\xfe", "UTF-16 text", _TO_UTF8),
+    (b"\xfe\xff", "UTF-16 text", _TO_UTF8),
+    (b"\x1f\x8b", "gzip-compressed", "decompress it first (gunzip)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it first (unzstd)"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "decompress it first (unxz)"),
+    (b"PK\x03\x04", "a zip archive", "extract it first"),
+)
+
+
+def check_text_file(head: bytes, name: str) -> None:
+    """An :class:`InputFileError` when a JSON input does not begin as UTF-8 text can: with a
+    UTF-16 or UTF-32 byte order mark or NUL bytes, or with the magic bytes of a compressed file.
+    Read line by line, such a file gave an error row per line, or worse, a record from a line
+    that happened to decode (DECISIONS.md 18c)."""
+    for magic, what, fix in _NOT_UTF8_TEXT:
+        if head.startswith(magic):
+            break
+    else:
+        if b"\x00" not in head[:4]:
+            return
+        what, fix = "UTF-16 or UTF-32 text (it holds NUL bytes)", _TO_UTF8
+    raise InputFileError(f"{name} is {what}, not UTF-8 JSON: {fix}")
 
 
 def starts_json_array(head: bytes) -> bool:
@@ -483,6 +513,7 @@ def ndjson_path(source: Any, side: str) -> Path:
                          f"{path.suffix} files with evaluate()")
     with open(path, "rb") as f:
         head = f.read(4096)
+        check_text_file(head, f"{side} input {path}")
         if head.removeprefix(UTF8_BOM).lstrip()[:1] == b"[":  # its first line decides
             head += f.readline(1 << 20) + f.readline(4096)
     if starts_json_array(head):

@@ -3,8 +3,10 @@ traceback) before: a bad config value, a misspelt name, a run that pairs nothing
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -255,7 +257,37 @@ def test_streaming_warns_like_evaluate(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------
-# Ids and labels no table can hold
+# Odd encodings and ids no table can hold
+
+RECORDS = '{"doc_id": "a", "x": 1}\n{"doc_id": "b", "x": 2}\n'
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "what"),
+    [
+        ("utf16.ndjson", RECORDS.encode("utf-16"), "is UTF-16 text, not UTF-8 JSON: convert"),
+        ("utf16be.ndjson", RECORDS.encode("utf-16-be"), "is UTF-16 or UTF-32 text (it holds NUL"),
+        ("utf32.json", ("[" + RECORDS.replace("\n", ",")[:-1] + "]").encode("utf-32"),
+         "is UTF-32 text"),
+        ("utf16.json", b'\xff\xfe' + '[{"doc_id": "a"}]'.encode("utf-16-le"), "is UTF-16 text"),
+        ("gz.ndjson.gz", gzip.compress(RECORDS.encode(), mtime=0),
+         "is gzip-compressed, not UTF-8 JSON: decompress it first (gunzip)"),
+    ],
+    ids=["utf-16 bom", "utf-16 no bom", "utf-32 array", "utf-16 array", "gzip"],
+)
+def test_files_that_are_not_utf8_text_are_refused_in_one_line(tmp_path, name, data, what):
+    """DECISIONS.md 18c: before, a UTF-16 NDJSON file gave an error row for every line but the
+    first, which Python's json decoded, and a UTF-16 JSON array was read."""
+    from jsoneval_polars.stream import score_files
+
+    (tmp_path / name).write_bytes(data)
+    (tmp_path / "aio.ndjson").write_text(RECORDS)
+    _one_line(_cli("score", "--gt", name, "--aio", "aio.ndjson", "--out", "out", cwd=tmp_path),
+              2, f"{name} {what}")
+    for score in (evaluate, lambda g, a: score_files(g, a, tmp_path / "o2")):
+        with pytest.raises(InputError, match=re.escape(f"{name} {what}")):
+            score(tmp_path / name, tmp_path / "aio.ndjson")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "o2").exists()
 
 
 def test_a_lone_surrogate_in_an_id_is_an_error_row(tmp_path):

@@ -404,7 +404,7 @@ impl NumberReader {
     fn new(grammar: &str) -> PyResult<Self> {
         regex::Regex::new(grammar)
             .map(|grammar| NumberReader { grammar })
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+            .map_err(value_error)
     }
 
     /// The value of each row of a frame with `text` and `kind` (one side's canonical text and

@@ -81,6 +81,27 @@ def attribute_table(result: Any, width: int | None = None) -> Table:
 
 
 _NAME_WIDTH = 12
+#: Rows per part of the attribute table (scored, invented) and of the slices table. One
+#: document with 100,000 keys made as many attributes, and the table took a minute to print;
+#: the rows left out are the ones with the fewest fields, and every row is in the results.
+SHOWN_ROWS = 100
+
+
+def _shown(rows: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """At most :data:`SHOWN_ROWS` of ``rows`` (with tp, fp, fn): those with the most fields
+    counted (ties: the first), in their own order; and how many are left out."""
+    if rows.height <= SHOWN_ROWS:
+        return rows, 0
+    kept = (rows.with_row_index("_row")
+            .sort(pl.col("tp") + pl.col("fp") + pl.col("fn"), descending=True,
+                  maintain_order=True)
+            .head(SHOWN_ROWS).sort("_row").drop("_row"))
+    return kept, rows.height - SHOWN_ROWS
+
+
+def _left_out(table: Table, n: int) -> None:
+    if n:  # short, so it does not fold in an 80-column name column
+        table.add_row(Text(f"... {n:,} more", style="italic"))
 
 
 def _numbers_width(table: Table) -> int:
@@ -107,13 +128,15 @@ def _attribute_table(result: Any, compact: bool) -> Table:
             continue
         if title:
             table.add_row(Text(title, style="italic"))
-        for r in part.iter_rows(named=True):
+        shown, hidden = _shown(part)
+        for r in shown.iter_rows(named=True):
             table.add_row(
                 Text(escape(r["attribute"])),
                 *(_count(r[c], compact) for c in ("tp", "fp", "fn", "tn")),
                 _fmt(r["precision"]), _fmt(r["recall"]), _fmt(r["f1"]),
                 _count(r["support"], compact),
             )
+        _left_out(table, hidden)
         table.rows[-1].end_section = True
     tp, fp, fn, tn = (int(a[c].sum()) for c in ("tp", "fp", "fn", "tn"))
     # every ratio comes from the summary (rates.finish), none is computed here
@@ -180,10 +203,12 @@ def render_slices(table: pl.DataFrame, by: list[str]) -> Table:
     out.add_column(", ".join(by), overflow="fold", ratio=1)
     for name in ("TP", "FP", "FN", "micro-F1"):
         out.add_column(name, justify="right", no_wrap=True)
-    for row in per.iter_rows(named=True):
+    shown, hidden = _shown(per)
+    for row in shown.iter_rows(named=True):
         name = ", ".join(f"(no {c})" if row[c] is None else escape(row[c]) for c in by)
         out.add_row(Text(name), str(row["tp"]), str(row["fp"]), str(row["fn"]),
                     _fmt(row["f1"]))
+    _left_out(out, hidden)
     return out
 
 

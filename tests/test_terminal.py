@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -146,3 +147,47 @@ def test_large_counts_are_abbreviated_not_cut_at_80_columns():
     assert str(scale) not in narrow
     wide = render_summary(big, width=200).split("\n\n")[0]
     assert str(scale) in wide and str(2 * scale) in wide and "1.23M" not in wide
+
+
+def test_wide_documents_print_the_attributes_with_most_fields_not_all():
+    """A document with 100,000 keys printed as many table rows, for a minute. The table now
+    keeps the SHOWN_ROWS attributes (and invented keys) with the most fields, in its order,
+    and says how many it left out; the micro row still counts them all."""
+    from jsoneval_polars.terminal import SHOWN_ROWS
+
+    n = SHOWN_ROWS + 30
+    # k000..k129 in one document; k000..k029 also in a second, so they count two fields
+    gt = [{"doc_id": "1", **{f"k{i:03d}": i for i in range(n)}},
+          {"doc_id": "2", **{f"k{i:03d}": i for i in range(30)}}]
+    aio = [{"doc_id": "1", **{f"k{i:03d}": i for i in range(n)},
+            **{f"x{i:03d}": i for i in range(n)}},
+           {"doc_id": "2", **{f"k{i:03d}": i for i in range(30)}, "x129": 1}]
+    text = render_summary(evaluate(gt, aio, config={"default_text_strategy": "EXACT"}),
+                          width=100)
+    names = [ln.split()[0] for ln in text.splitlines() if ln.split()]
+    scored = [x for x in names if x.startswith("k")]
+    invented = [x for x in names if x.startswith("x")]
+    # ties keep the table's order: k000-k029 (2 fields each), then k030-k099 (1 each)
+    assert scored == [f"k{i:03d}" for i in range(SHOWN_ROWS)]
+    # x129 has 2 fields: it is kept, and x099 (the last of the 1-field ties) is not
+    assert invented == [f"x{i:03d}" for i in range(SHOWN_ROWS - 1)] + ["x129"]
+    assert text.count("... 30 more") == 2
+    micro = next(ln for ln in text.splitlines() if ln.startswith("micro"))
+    assert micro.split()[1:5] == [str(n + 30), str(n + 1), "0", "0"]
+
+
+def test_many_slices_print_the_ones_with_most_fields():
+    from jsoneval_polars.terminal import SHOWN_ROWS
+
+    n = SHOWN_ROWS + 5
+    docs = [{"doc_id": str(i), "x": 1, **({"y": 1} if i == n - 1 else {})} for i in range(n)]
+    sliced = evaluate(docs, [{**d, "model": f"m{i:03d}"} for i, d in enumerate(docs)],
+                      metadata=["model"])
+    console = Console(width=80, record=True, file=io.StringIO())
+    console.print(render_slices(sliced.attributes_by("model"), ["model"]))
+    text = console.export_text()
+    names = [word for ln in text.splitlines() for word in ln.split()[:1]
+             if re.fullmatch(r"m\d{3}", word)]
+    # m104 has 2 fields and stays; of the 1-field slices the first SHOWN_ROWS - 1 do
+    assert names == [f"m{i:03d}" for i in range(SHOWN_ROWS - 1)] + [f"m{n - 1:03d}"]
+    assert "... 5 more" in text

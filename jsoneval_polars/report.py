@@ -836,6 +836,12 @@ def _provenance_section(manifest: Mapping[str, Any]) -> list[str]:
     ]
 
 
+#: Attributes charted (lowest F1 first) and listed in the attribute table; the rest are
+#: counted. One document with 100,000 keys made a 138 MB page of 100,000-bar charts.
+MAX_CHARTED_ATTRIBUTES = 200
+MAX_ATTRIBUTE_ROWS = 2000
+
+
 def render_report(source: ResultSource, *, title: str | None = None, worst: int = 10,
                   max_fields: int = 40, by: Sequence[str] | None = None) -> str:
     """The report as an HTML string (see :func:`write_report`)."""
@@ -855,7 +861,7 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
     interval = ["f1_low", "f1_high"] if "f1_low" in attrs.columns else []
     rates = ("precision", "recall", "f1", *interval, "mean_similarity")
     attr_table = _table(
-        attrs.sort(["f1", "attribute"], nulls_last=True).select(
+        attrs.sort(["f1", "attribute"], nulls_last=True).head(MAX_ATTRIBUTE_ROWS).select(
             "attribute", "support", "tp", "fp", "fn", "tn", "precision", "recall", "f1",
             *interval, "mean_similarity",
         ),
@@ -876,7 +882,9 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         "predictions or no support), which is not zero."
         + (f" {n_invented} invented keys (only in the AI output, F1 0) are not charted; the "
            "attribute table lists them." if n_invented else "") + "</p>",
-        f'<div class="panel" id="attribute-chart">{attribute_chart_svg(known)}</div>',
+        _lowest_note(known.height, MAX_CHARTED_ATTRIBUTES, "attributes are charted"),
+        f'<div class="panel" id="attribute-chart">'
+        f'{attribute_chart_svg(_lowest_f1(known, MAX_CHARTED_ATTRIBUTES))}</div>',
         "<h2>RQS distribution</h2>",
         '<div class="panel" id="rqs-histogram">'
         + histogram_svg(rqs, title="RQS per document", xlabel="RQS per document",
@@ -886,9 +894,11 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         '<p class="note">Share of each cell per attribute; the number at the end is the '
         "attribute's fields. FP+FN is a wrong value (counted as one FP and one FN in the "
         "attribute table).</p>",
+        _lowest_note(len(order), MAX_CHARTED_ATTRIBUTES, "attributes are charted"),
         f'<div class="panel" id="confusion-chart">'
-        f'{confusion_chart_svg(cells, order=order)}</div>',
+        f'{confusion_chart_svg(cells, order=order[:MAX_CHARTED_ATTRIBUTES])}</div>',
         "<h2>Attributes</h2>",
+        _lowest_note(attrs.height, MAX_ATTRIBUTE_ROWS, "attributes are listed"),
         f'<div class="panel">{_filter_box("attribute-table")}{attr_table}</div>',
         *_slices_section(r, by),
         *_drilldown_section(r, order, cells),
@@ -907,6 +917,17 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
         f"<body><main>{''.join(body)}</main><script>{_SCRIPT}</script></body></html>\n"
     )
+
+
+def _lowest_f1(attributes: pl.DataFrame, n: int) -> pl.DataFrame:
+    return attributes.sort(["f1", "attribute"], nulls_last=True).head(n)
+
+
+def _lowest_note(total: int, shown: int, what: str) -> str:
+    """A note saying that only the ``shown`` lowest-F1 of ``total`` are in the next panel."""
+    if total <= shown:
+        return ""
+    return f'<p class="note">The {shown:,} lowest-F1 of {total:,} {what}.</p>'
 
 
 def render_comparison(a: ResultSource, b: ResultSource, *, bootstrap: int | None = 1000,

@@ -554,3 +554,28 @@ def test_drilldown_of_a_run_in_many_parts_equals_one_sort(tmp_path):
     assert sum(len(rows) for _, rows in in_memory) == 10  # two attributes, 5 examples each
     assert [row[0] for row in dict(in_memory)["name"]] == ["d058", "d056", "d054", "d052",
                                                            "d050"]
+
+
+def test_wide_runs_chart_and_list_the_lowest_f1_attributes_only(tmp_path, monkeypatch):
+    """One document with 100,000 keys made a 138 MB page of 100,000-bar charts. Charts keep
+    the MAX_CHARTED_ATTRIBUTES lowest-F1 attributes and the table MAX_ATTRIBUTE_ROWS, each
+    with a note; the caps are lowered here so that a small run crosses them."""
+    from jsoneval_polars import report
+
+    monkeypatch.setattr(report, "MAX_CHARTED_ATTRIBUTES", 5)
+    monkeypatch.setattr(report, "MAX_ATTRIBUTE_ROWS", 8)
+    # k0-k9 right, w0-w4 wrong (F1 0): the five charted bars are the wrong ones
+    gt = [{"doc_id": "a", **{f"k{i}": i for i in range(10)}, **{f"w{i}": i for i in range(5)}}]
+    aio = [{"doc_id": "a", **{f"k{i}": i for i in range(10)},
+            **{f"w{i}": i + 1 for i in range(5)}}]
+    page = render_report(evaluate(gt, aio, config={"default_text_strategy": "EXACT"}))
+    dom = _parse(page)
+    f1_bars = [b["data-label"] for b in dom.bars("attribute-chart") if b["data-series"] == "F1"]
+    assert f1_bars == ["w0", "w1", "w2", "w3", "w4"]
+    confusion = {b["data-label"] for b in dom.bars("confusion-chart")}
+    assert confusion == {"w0", "w1", "w2", "w3", "w4"}
+    text = "".join(dom.text)
+    assert text.count("The 5 lowest-F1 of 15 attributes are charted.") == 2
+    assert "The 8 lowest-F1 of 15 attributes are listed." in text
+    rows = [a for tag, a, ids in dom.elements if tag == "tr" and "attribute-table" in ids]
+    assert len(rows) == 8 + 1  # and the header

@@ -18,13 +18,15 @@ included, for ``code_block``), stripped; the whole stripped text for ``invalid``
 
 Parsing uses orjson and falls back to the standard library's ``json`` where orjson refuses
 input that ``json`` accepts (``NaN``/``Infinity`` literals) or would round it (integers beyond
-64 bits), so such values reach the engine and are reported there (SPEC §9) instead of failing
-extraction or being rounded. JSON nested deeper than :data:`MAX_NESTING` (1024) levels is not
+64 bits), so such values are kept instead of failing extraction or being rounded; the ones not
+kept exactly are listed in ``Extraction.notes``, which scoring turns into warning rows (SPEC §9,
+DECISIONS.md 22). JSON nested deeper than :data:`MAX_NESTING` (1024) levels is not
 parsed: such a text ends ``invalid``, the same wherever it is called from.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import re
 from collections.abc import Iterator
@@ -43,6 +45,7 @@ __all__ = [
     "Extraction",
     "extract_column",
     "extract_json",
+    "loads_noting",
     "parse_object",
 ]
 
@@ -52,12 +55,14 @@ class Extraction:
     """Result of :func:`extract_json`.
 
     ``value`` is the parsed JSON object, or None when ``status == "invalid"``; ``narrative`` is
-    the text outside the JSON span, stripped.
+    the text outside the JSON span, stripped; ``notes`` say which of its values were not kept
+    exactly (:func:`loads_noting`).
     """
 
     value: dict[str, Any] | None
     status: ExtractStatus
     narrative: str
+    notes: tuple[str, ...] = ()
 
 
 # --- parsing --------------------------------------------------------------------------------
@@ -72,30 +77,54 @@ _LONG_DIGITS = re.compile(r"\d{19,}")
 MAX_NESTING = 1024
 
 
-def _loads(text: str) -> tuple[Any, bool]:
-    """(value, exact_with_orjson) or (_NOT_PARSED, False).
+def loads_noting(text: str | bytes) -> tuple[Any, list[str]]:
+    """``json.loads``, and a note for each value not kept exactly: a number beyond a double (kept
+    as ±inf), and the literals NaN (read as null) and ±Infinity (kept as ±inf), which are not
+    JSON (DECISIONS.md 22), one note per literal with its count. Raises as ``json.loads``."""
+    notes: list[str] = []
+    constants: collections.Counter[str] = collections.Counter()
 
-    ``exact_with_orjson`` is False when the ``json`` module parsed the text; orjson would then
-    not serialize the value faithfully (NaN becomes ``null``, big ints raise).
-    """
+    def parse_float(number: str) -> float:
+        value = float(number)
+        if value in (float("inf"), float("-inf")):
+            notes.append(f"number {number} overflows a double; kept as {value}")
+        return value
+
+    def parse_constant(name: str) -> float:
+        constants[name] += 1
+        return float(name)
+
+    value = json.loads(text, parse_float=parse_float, parse_constant=parse_constant)
+    for name, count in constants.items():
+        times = f" ({count} times)" if count > 1 else ""  # one row, however many
+        kept = "read as null" if name == "NaN" else f"kept as {float(name)}"
+        notes.append(f"{name}{times} is not valid JSON; {kept}")
+    return value, notes
+
+
+def _loads(text: str) -> tuple[Any, tuple[str, ...] | None]:
+    """(value, None) when orjson read the text exactly; (value, notes) when the ``json`` module
+    read it (orjson would not serialize the value faithfully: NaN becomes ``null``, big ints
+    raise); (_NOT_PARSED, None) when neither could."""
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as error:
         if "depth limit" in str(error):
-            return _NOT_PARSED, False
+            return _NOT_PARSED, None
     else:
         if _LONG_DIGITS.search(text) is None:
-            return value, True
+            return value, None
     # NaN / Infinity literals, integers beyond 64 bits.
     try:
-        return json.loads(text), False
+        value, notes = loads_noting(text)
     except (ValueError, RecursionError):
-        return _NOT_PARSED, False
+        return _NOT_PARSED, None
+    return value, tuple(notes)
 
 
-def _object(text: str) -> tuple[dict[str, Any] | None, bool]:
-    value, exact = _loads(text)
-    return (value, exact) if isinstance(value, dict) else (None, False)
+def _object(text: str) -> tuple[dict[str, Any] | None, tuple[str, ...] | None]:
+    value, notes = _loads(text)
+    return (value, notes) if isinstance(value, dict) else (None, None)
 
 
 def parse_object(text: str) -> dict[str, Any] | None:
@@ -201,7 +230,7 @@ def _brace_pass(text: str, start: int) -> dict[int, tuple[int, int]]:
     return spans
 
 
-def _embedded(text: str) -> tuple[dict[str, Any] | None, bool, int, int]:
+def _embedded(text: str) -> tuple[dict[str, Any] | None, tuple[str, ...] | None, int, int]:
     """First balanced ``{…}`` span (by start position) that parses to an object. A span that
     does not parse is skipped and the next ``{`` after its start is tried, so an object nested
     in broken text is still found."""
@@ -219,32 +248,34 @@ def _embedded(text: str) -> tuple[dict[str, Any] | None, bool, int, int]:
             continue
         if _OBJECT_START.match(text, start) is None:
             continue
-        value, exact = _object(text[start:end])
+        value, notes = _object(text[start:end])
         if value is not None:
-            return value, exact, start, end
+            return value, notes, start, end
         if depth > MAX_NESTING:
             skip_before = end
-    return None, False, -1, -1
+    return None, None, -1, -1
 
 
 # --- public API -----------------------------------------------------------------------------
 
 
 def _extract(text: str) -> tuple[Extraction, bool]:
+    """The extraction, and whether orjson read its value exactly."""
     stripped = text.strip().lstrip("\ufeff").strip()
-    value, exact = _object(stripped)
+    value, notes = _object(stripped)
     if value is not None:
-        return Extraction(value, "json", ""), exact
+        return Extraction(value, "json", "", notes or ()), notes is None
     for block in _fenced_blocks(text):
         if block.tag not in _JSON_TAGS:
             continue
-        value, exact = _object(block.body.strip())
+        value, notes = _object(block.body.strip())
         if value is not None:
             narrative = (text[: block.start] + text[block.end :]).strip()
-            return Extraction(value, "code_block", narrative), exact
-    value, exact, start, end = _embedded(text)
+            return Extraction(value, "code_block", narrative, notes or ()), notes is None
+    value, notes, start, end = _embedded(text)
     if value is not None:
-        return Extraction(value, "embedded", (text[:start] + text[end:]).strip()), exact
+        narrative = (text[:start] + text[end:]).strip()
+        return Extraction(value, "embedded", narrative, notes or ()), notes is None
     return Extraction(None, "invalid", stripped), False
 
 
@@ -252,7 +283,7 @@ def extract_json(text: str) -> Extraction:
     """Extract the JSON object from an LLM answer (SPEC §8).
 
     >>> extract_json('Result:\\n```json\\n{"a": 1}\\n```\\nDone.')
-    Extraction(value={'a': 1}, status='code_block', narrative='Result:\\n\\nDone.')
+    Extraction(value={'a': 1}, status='code_block', narrative='Result:\\n\\nDone.', notes=())
     >>> extract_json("[1, 2]").status
     'invalid'
     """

@@ -8,7 +8,6 @@ line neither accepts is an error row naming the file, the line and the reason.
 
 from __future__ import annotations
 
-import collections
 import itertools
 import json
 import os
@@ -21,6 +20,7 @@ from typing import Any, Literal
 import orjson
 import polars as pl
 
+from .extract import loads_noting
 from .flatten import TextSpans, flatten_texts
 from .schemas import ERRORS
 
@@ -149,32 +149,10 @@ def _parse_json(raw: bytes) -> tuple[Any, list[str]]:
             return orjson.loads(raw), []
         except orjson.JSONDecodeError:
             pass  # retried below with the standard library, which accepts what orjson refuses
-    notes: list[str] = []
-    constants: collections.Counter[str] = collections.Counter()
-
-    def parse_float(text: str) -> float:
-        value = float(text)
-        if value in (float("inf"), float("-inf")):
-            notes.append(f"number {text} overflows a double; kept as {value}")
-        return value
-
-    def parse_constant(name: str) -> float:
-        constants[name] += 1  # NaN, Infinity, -Infinity: not JSON, but json reads them
-        return float(name)
-
     try:
-        value = json.loads(raw, parse_float=parse_float, parse_constant=parse_constant)
+        return loads_noting(raw)
     except RecursionError:
         raise ValueError("JSON nested too deeply to parse") from None
-    return value, notes + [_constant_note(name, n) for name, n in constants.items()]
-
-
-def _constant_note(name: str, count: int) -> str:
-    """The warning for a document's NaN or ±Infinity literals (DECISIONS.md 22): one per
-    literal, however often it occurs, so a document cannot flood the errors table."""
-    times = f" ({count} times)" if count > 1 else ""
-    kept = "read as null" if name == "NaN" else f"kept as {float(name)}"
-    return f"{name}{times} is not valid JSON; {kept}"
 
 
 def _count_keys(obj: Any) -> int:
@@ -722,6 +700,8 @@ def build_pairs(
                 ex = extract(ar.content)
                 status = ex.status
                 aio_doc = ex.value if ex.value is not None else {}
+                for note in getattr(ex, "notes", ()):  # NaN in the model's text, say
+                    errors.add("aio", aio_file, ar.line, doc_id, note, severity="warning")
             else:
                 status, aio_doc = "invalid", {}
                 errors.add(

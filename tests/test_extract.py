@@ -135,6 +135,21 @@ def test_values_orjson_cannot_keep_use_json_fallback():
     assert nan != nan
 
 
+def test_values_not_kept_exactly_are_noted():
+    """NaN, ±Infinity and numbers beyond a double are kept but noted (DECISIONS.md 22), in
+    whichever span the object came from; exact values have no notes."""
+    got = extract_json('Here:\n```json\n{"n": [NaN, NaN], "i": -Infinity, "o": 1e400}\n```')
+    assert got.status == "code_block"
+    assert set(got.notes) == {"NaN (2 times) is not valid JSON; read as null",
+                              "-Infinity is not valid JSON; kept as -inf",
+                              "number 1e400 overflows a double; kept as inf"}
+    assert extract_json('so {"a": Infinity} it is').notes == (
+        "Infinity is not valid JSON; kept as inf",)
+    big = 123456789012345678901234567890  # exact through the json module: no note
+    assert extract_json(f'{{"big": {big}, "s": "NaN"}}').notes == ()
+    assert extract_json('{"a": 1.5}').notes == () and extract_json("NaN").notes == ()
+
+
 def test_deep_and_pathological_text_is_fast():
     start = time.perf_counter()
     assert extract_json("{" * 100_000).status == "invalid"

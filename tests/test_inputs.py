@@ -119,6 +119,11 @@ def test_nan_and_infinity_literals_are_read_with_a_warning(tmp_path):
                                       "Infinity is not valid JSON; kept as inf",
                                       "-Infinity is not valid JSON; kept as -inf"}
     assert evaluate([{"doc_id": "n", "x": float("nan")}], aio).errors.height == 0
+    # an AIO answer given as model text (SPEC §8): its extracted object's literals alike
+    answer = [{"doc_id": "n", "a": 'Sure: {"x": NaN, "y": 2} as asked'}]
+    aio_notes = evaluate([{"doc_id": "n", "x": 1, "y": 2}], answer, content_field=(None, "a"))
+    assert aio_notes.errors.select("source", "doc_id", "severity", "error").rows() == [
+        ("aio", "n", "warning", "NaN is not valid JSON; read as null")]
 
 
 def test_strict_names_file_line_and_reason(messy, tmp_path):

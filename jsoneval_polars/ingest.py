@@ -348,6 +348,19 @@ def _records_from_table(
     return out
 
 
+def read_once(source: Any) -> Any:
+    """An in-memory table input as a Polars frame (a LazyFrame collected, any Arrow producer
+    read), anything else as it is. An Arrow stream can be read only once (pyarrow's
+    RecordBatchReader, which DuckDB 2's ``.arrow()`` returns), and an input is looked at more
+    than once on the way to its pairs: read a second time, such a GT was empty, and the run
+    scored every document as AIO-only without a word. So each input is read here, once."""
+    if isinstance(source, pl.LazyFrame):
+        return source.collect()
+    if not isinstance(source, pl.DataFrame | str | Path) and hasattr(source, "__arrow_c_stream__"):
+        return pl.DataFrame(source)  # pyarrow tables, record batch readers, DuckDB relations
+    return source
+
+
 def table_source(source: Any) -> tuple[pl.DataFrame, str | None] | None:
     """A table input as a DataFrame and its file name (None in memory): a Parquet or Arrow IPC
     file, a Polars frame, any Arrow producer; None for other inputs."""
@@ -358,10 +371,7 @@ def table_source(source: Any) -> tuple[pl.DataFrame, str | None] | None:
             return None
         read = pl.read_parquet if suffix == ".parquet" else pl.read_ipc
         return read(path), str(path)
-    if isinstance(source, pl.LazyFrame):
-        source = source.collect()
-    if not isinstance(source, pl.DataFrame) and hasattr(source, "__arrow_c_stream__"):
-        source = pl.DataFrame(source)  # pyarrow tables and other Arrow producers
+    source = read_once(source)
     return (source, None) if isinstance(source, pl.DataFrame) else None
 
 

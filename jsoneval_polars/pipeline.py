@@ -17,7 +17,15 @@ from .calibration import calibration, check_confidence_sources, confidence_table
 from .config import Config, parse_config
 from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, needs_documents, score_batch
 from .counts import RunState, merge_states, run_state
-from .ingest import Pairs, is_ndjson, pair_inputs, plan_ndjson, plan_tables, read_pairs
+from .ingest import (
+    Pairs,
+    is_ndjson,
+    pair_inputs,
+    plan_ndjson,
+    plan_tables,
+    read_once,
+    read_pairs,
+)
 from .layout import TABLES, RunWriter, check_partition_column, manifest, now
 from .rates import attribute_rates, finish
 from .schemas import ERRORS
@@ -157,6 +165,7 @@ def evaluate(
     started, clock = now(), Clock(progress)
     t = time.perf_counter()
     clock.start("read")
+    gt, aio = read_once(gt), read_once(aio)  # an Arrow stream is looked at more than once
     id_field = id_field or cfg.id_field
     # whole documents as JSON text (NDJSON lines, table cells) go from text to the leaves
     # table in batches; other inputs are read as Python objects first

@@ -205,6 +205,43 @@ def test_json_array_files(tmp_path):
     }
 
 
+def test_arrow_streams_are_read_once():
+    """A RecordBatchReader (DuckDB 2's ``.arrow()``) can be read only once; the input was read
+    twice on the way to its pairs, so a GT given so came out empty and every document was
+    AIO-only, with no error. Each kind of table input, on either side, scores as the list of
+    records it holds."""
+    import duckdb
+
+    records = [{"doc_id": "a", "x": 1, "y": "p"}, {"doc_id": "b", "x": 2, "y": "q"}]
+    others = [{"doc_id": "a", "x": 1, "y": "p"}, {"doc_id": "b", "x": 3, "y": "q"}]
+    text = pa.table({"doc_id": ["a", "b"],
+                     "json": [json.dumps({"x": r["x"], "y": r["y"]}) for r in records]})
+    connections = []
+
+    def duck() -> duckdb.DuckDBPyConnection:  # one per source: its reader holds the result
+        connections.append(duckdb.connect())
+        connections[-1].register("text", text)
+        return connections[-1]
+
+    query = "SELECT doc_id, json FROM text"
+    sources = {
+        "reader": lambda: text.to_reader(),
+        "duckdb reader": lambda: duck().sql(query).arrow(),
+        "duckdb relation": lambda: duck().sql(query),
+        "lazy frame": lambda: pl.from_arrow(text).lazy(),
+        "struct reader": lambda: pa.Table.from_pylist(
+            [{"doc_id": r["doc_id"], "doc": {"x": r["x"], "y": r["y"]}} for r in records]
+        ).to_reader(),
+    }
+    counts = ["attribute", "tp", "fp", "fn", "tn"]
+    for name, source in sources.items():
+        for run, want in ((evaluate(source(), others), evaluate(records, others)),
+                          (evaluate(others, source()), evaluate(others, records))):
+            assert run.summary["n_read_gt"] == run.summary["n_read_aio"] == 2, name
+            assert run.summary["n_gt_only"] == run.summary["n_aio_only"] == 0, name
+            assert run.attributes.select(counts).rows() == want.attributes.select(counts).rows()
+
+
 def test_tables_with_json_text_and_struct_columns(tmp_path):
     gt = pl.DataFrame({"doc_id": ["a", "b"], "json": ['{"v": 1, "w": null}', '{"v": 2}']})
     aio_text = pl.DataFrame(

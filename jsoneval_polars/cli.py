@@ -31,7 +31,7 @@ from .ingest import InputError, InputFileError
 from .pipeline import evaluate
 from .stream import STREAM_BATCH_SIZE
 
-EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_GATE, EXIT_INTERRUPTED, EXIT_PIPE = 0, 1, 2, 3, 130, 141
+from .exits import EXIT_GATE, EXIT_INPUT, EXIT_OK, EXIT_PIPE, EXIT_USAGE, interrupted
 
 
 class UsageError(Exception):
@@ -350,9 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         command_path = exc.ctx.command_path if exc.ctx else "jsoneval"
         return _fail(f"error: {exc.format_message()} (see {command_path} --help)", EXIT_USAGE)
     except (KeyboardInterrupt, click.exceptions.Abort):
-        print("\njsoneval: interrupted; results written before this run are unchanged",
-              file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupted()
     except BrokenPipeError:
         return _closed_pipe()
     return code if isinstance(code, int) else EXIT_OK

@@ -108,6 +108,30 @@ def test_errors_from_the_data_are_escaped(tmp_path):
     assert "\x1b" not in proc.stderr and "a\\x1b[2J" in proc.stderr
 
 
+def test_ctrl_c_while_the_libraries_load_is_the_same_one_line():
+    """A Ctrl-C in the first tenths of a second (Polars loading) was a traceback through the
+    import machinery: ``import jsoneval_polars`` loaded everything before the command could
+    catch it. The interrupt is raised here, deterministically, as Polars is imported."""
+    interrupt_on_polars = (
+        "import sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'polars':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "import jsoneval_polars\n"
+        "assert 'polars' not in sys.modules  # the package itself loads no library\n"
+        "from jsoneval_polars.__main__ import main\n"
+        "sys.argv = ['jsoneval', 'score', '--sample', '--out', 'o']\n"
+        "raise SystemExit(main())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", interrupt_on_polars], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == ("\njsoneval: interrupted; results written before this run are "
+                           "unchanged\n")
+
+
 def test_invented_keys_listed_apart_with_weighted_and_macro_without_them():
     gt = [{"doc_id": "1", "a": 1, "b": "x"}, {"doc_id": "2", "a": 2, "b": "y"}]
     aio = [{"doc_id": "1", "a": 1, "b": "x", "c": 5}, {"doc_id": "2", "a": 3, "b": "y", "d": 6}]

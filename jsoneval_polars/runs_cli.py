@@ -50,7 +50,35 @@ def read_runs(path: str | Path) -> pl.LazyFrame:
             return pl.read_json(p).lazy()
         return pl.scan_ndjson(p)
     except (pl.exceptions.PolarsError, OSError) as exc:
-        raise InputError(f"{path}: cannot read runs: {exc}") from None
+        raise InputError(_unreadable(p) or f"{path}: cannot read runs: {exc}") from None
+
+
+def _unreadable(path: Path) -> str | None:
+    """The first line of a JSON or NDJSON runs file that is not JSON, as an error naming the
+    file, the line and the text; None when every line parses (or the file is not JSON). Polars
+    says only "Syntax at character 10", without a line."""
+    if path.suffix.lower() in (".parquet", ".csv"):
+        return None
+    with open(path, "rb") as f:
+        if path.suffix.lower() == ".json":
+            try:
+                json.loads(f.read())
+            except ValueError as exc:
+                line = getattr(exc, "lineno", None)
+                return f"{path}" + (f", line {line}" if line else "") + f": not valid JSON: {exc}"
+            return None
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                json.loads(line.rstrip(b"\r\n"))
+            except ValueError as exc:
+                reason = (f"{exc.msg} at column {exc.colno}"
+                          if isinstance(exc, json.JSONDecodeError) else str(exc))
+                text = line.decode("utf-8", "replace").strip()
+                shown = text if len(text) <= 80 else text[:77] + "..."
+                return f"{path}, line {number}: not valid JSON ({reason}): {shown!r}"
+    return None
 
 
 def write_table(df: pl.DataFrame, path: str | Path) -> Path:
@@ -440,7 +468,8 @@ def run_metric(args: SimpleNamespace) -> int:
     except pl.exceptions.PolarsError as exc:
         # a runs file whose rows do not parse, or a column of the wrong type
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"{args.runs_file}: {message}") from None
+        raise InputError(_unreadable(Path(args.runs_file))
+                         or f"{args.runs_file}: {message}") from None
     except ValueError as exc:  # UsageError and the runs functions' column/weight checks
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2

@@ -383,7 +383,14 @@ def test_cli_usage_errors_exit_2_and_bad_input_exit_1(tmp_path, capsys):
     bad = tmp_path / "bad.ndjson"
     bad.write_text('{"a": 1}\n{not json\n')
     code, _, err = _run(capsys, "runs", "rubric", str(bad), "--weights", "a=1", "--out", out)
-    assert code == 1 and "bad.ndjson" in err
+    # the line and its text, where Polars says "Syntax at character 10"
+    assert code == 1 and err == (f"jsoneval: input error: {bad}, line 2: not valid JSON "
+                                 "(Expecting property name enclosed in double quotes at "
+                                 "column 2): '{not json'\n")
+    array = tmp_path / "bad.json"
+    array.write_text('[{"a": 1},\n {"a": }]')
+    code, _, err = _run(capsys, "runs", "rubric", str(array), "--weights", "a=1", "--out", out)
+    assert code == 1 and f"{array}, line 2: not valid JSON: Expecting value" in err
     code, _, err = _run(capsys, "runs", "rubrc", str(RUNS), "--out", out)
     assert code == 2 and "Did you mean 'rubric'?" in err and len(err.splitlines()) == 1
 

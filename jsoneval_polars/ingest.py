@@ -350,14 +350,17 @@ def _records_from_table(
 
 def read_once(source: Any) -> Any:
     """An in-memory table input as a Polars frame (a LazyFrame collected, any Arrow producer
-    read), anything else as it is. An Arrow stream can be read only once (pyarrow's
-    RecordBatchReader, which DuckDB 2's ``.arrow()`` returns), and an input is looked at more
-    than once on the way to its pairs: read a second time, such a GT was empty, and the run
-    scored every document as AIO-only without a word. So each input is read here, once."""
+    read), an iterator of records as a list, anything else as it is. An Arrow stream can be
+    read only once (pyarrow's RecordBatchReader, which DuckDB 2's ``.arrow()`` returns), as can
+    a generator, and an input is looked at more than once on the way to its pairs: read a
+    second time, such a GT was empty, and the run scored every document as AIO-only without a
+    word. So each input is read here, once."""
     if isinstance(source, pl.LazyFrame):
         return source.collect()
     if not isinstance(source, pl.DataFrame | str | Path) and hasattr(source, "__arrow_c_stream__"):
         return pl.DataFrame(source)  # pyarrow tables, record batch readers, DuckDB relations
+    if isinstance(source, Iterator):  # a generator of records (a batch reader iterates too)
+        return list(source)
     return source
 
 

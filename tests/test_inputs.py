@@ -208,8 +208,8 @@ def test_json_array_files(tmp_path):
 def test_arrow_streams_are_read_once():
     """A RecordBatchReader (DuckDB 2's ``.arrow()``) can be read only once; the input was read
     twice on the way to its pairs, so a GT given so came out empty and every document was
-    AIO-only, with no error. Each kind of table input, on either side, scores as the list of
-    records it holds."""
+    AIO-only, with no error. Each kind of table input (and a generator of records, refused
+    before), on either side, scores as the list of records it holds."""
     import duckdb
 
     records = [{"doc_id": "a", "x": 1, "y": "p"}, {"doc_id": "b", "x": 2, "y": "q"}]
@@ -233,6 +233,7 @@ def test_arrow_streams_are_read_once():
             [{"doc_id": r["doc_id"], "doc": {"x": r["x"], "y": r["y"]}} for r in records]
         ).to_reader(),
     }
+    sources["generator"] = lambda: (dict(r) for r in records)
     counts = ["attribute", "tp", "fp", "fn", "tn"]
     for name, source in sources.items():
         for run, want in ((evaluate(source(), others), evaluate(records, others)),

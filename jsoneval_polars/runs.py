@@ -318,7 +318,10 @@ def tool_choice(
     _require(schema, [used], where)
     used_dtype = schema[used]
     if not isinstance(used_dtype, pl.List):
-        raise ValueError(f"{where}: column {used!r} must be a list column; got {used_dtype}")
+        mixed = (" (a runs file that holds lists in some rows and text in others is read as "
+                 "text)" if used_dtype == pl.String else "")
+        raise ValueError(f"{where}: column {used!r} must be a list column; got {used_dtype}"
+                         + mixed)
     if expected_by_category is not None:
         _require(schema, [category], where)
         if expected in schema:

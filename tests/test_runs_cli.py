@@ -391,6 +391,11 @@ def test_cli_usage_errors_exit_2_and_bad_input_exit_1(tmp_path, capsys):
     array.write_text('[{"a": 1},\n {"a": }]')
     code, _, err = _run(capsys, "runs", "rubric", str(array), "--weights", "a=1", "--out", out)
     assert code == 1 and f"{array}, line 2: not valid JSON: Expecting value" in err
+    mixed = tmp_path / "mixed.ndjson"
+    mixed.write_text('{"run_id": "r1", "tools_used": ["a"], "tools_expected": ["a"]}\n'
+                     '{"run_id": "r2", "tools_used": "a", "tools_expected": ["a"]}\n')
+    code, _, err = _run(capsys, "runs", "tools", str(mixed), "--out", out)
+    assert code == 2 and "must be a list column; got String (a runs file that holds lists" in err
     code, _, err = _run(capsys, "runs", "rubrc", str(RUNS), "--out", out)
     assert code == 2 and "Did you mean 'rubric'?" in err and len(err.splitlines()) == 1
 

@@ -27,6 +27,7 @@ parsed: such a text ends ``invalid``, the same wherever it is called from.
 from __future__ import annotations
 
 import collections
+import decimal
 import json
 import re
 from collections.abc import Iterator
@@ -68,9 +69,10 @@ class Extraction:
 # --- parsing --------------------------------------------------------------------------------
 
 _NOT_PARSED = object()
-# orjson reads an integer beyond 64 bits as a float (rounding it silently); a text holding a
-# run of 19+ digits is parsed again by the json module, which keeps such integers exact.
-_LONG_DIGITS = re.compile(r"\d{19,}")
+# orjson reads an integer beyond 64 bits as a float, and a float of more than 15 significant
+# digits as the nearest double, both silently; a text holding a run of 16+ digits and points
+# is parsed again by the json module, which keeps such integers exact and notes the floats.
+_LONG_DIGITS = re.compile(r"[\d.]{16,}")
 #: JSON nested deeper than this is not parsed, whichever parser would be used: orjson stops
 #: there, and the json module's limit depends on the caller's stack depth, so accepting deeper
 #: text would make the status depend on where extraction is called from.
@@ -78,16 +80,20 @@ MAX_NESTING = 1024
 
 
 def loads_noting(text: str | bytes) -> tuple[Any, list[str]]:
-    """``json.loads``, and a note for each value not kept exactly: a number beyond a double (kept
-    as ±inf), and the literals NaN (read as null) and ±Infinity (kept as ±inf), which are not
-    JSON (DECISIONS.md 22), one note per literal with its count. Raises as ``json.loads``."""
+    """``json.loads``, and a note for each value not kept exactly (DECISIONS.md 22): a number
+    beyond a double's range (kept as ±inf) or precision (read as the nearest double), and the
+    literals NaN (read as null) and ±Infinity (kept as ±inf), which are not JSON, one note per
+    literal with its count. Raises as ``json.loads``."""
     notes: list[str] = []
     constants: collections.Counter[str] = collections.Counter()
+    rounded: list[tuple[str, float]] = []
 
     def parse_float(number: str) -> float:
         value = float(number)
         if value in (float("inf"), float("-inf")):
             notes.append(f"number {number} overflows a double; kept as {value}")
+        elif not _shown_by(value, number):
+            rounded.append((number, value))
         return value
 
     def parse_constant(name: str) -> float:
@@ -95,11 +101,27 @@ def loads_noting(text: str | bytes) -> tuple[Any, list[str]]:
         return float(name)
 
     value = json.loads(text, parse_float=parse_float, parse_constant=parse_constant)
+    if rounded:  # one note, however many
+        number, nearest = rounded[0]
+        notes.append(f"number {number} has more digits than a double keeps; read as {nearest!r}"
+                     if len(rounded) == 1 else
+                     f"{len(rounded)} numbers have more digits than a double keeps; each is read "
+                     f"as the nearest double (the first, {number}, as {nearest!r})")
     for name, count in constants.items():
         times = f" ({count} times)" if count > 1 else ""  # one row, however many
         kept = "read as null" if name == "NaN" else f"kept as {float(name)}"
         notes.append(f"{name}{times} is not valid JSON; {kept}")
     return value, notes
+
+
+def _shown_by(value: float, literal: str) -> bool:
+    """Whether the double's shortest round-trip text (its canonical text's digits) has the
+    decimal literal's value. At most 15 significant digits always do (src/node.rs reads
+    JSON text by the same rule)."""
+    mantissa = literal.partition("e")[0].partition("E")[0]
+    if sum(c.isdigit() for c in mantissa) <= 15:
+        return True
+    return decimal.Decimal(literal) == decimal.Decimal(repr(value))
 
 
 def _loads(text: str) -> tuple[Any, tuple[str, ...] | None]:

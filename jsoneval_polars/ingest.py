@@ -135,11 +135,13 @@ class ErrorRows:
         self.rows.append(error_row(source, file, line, doc_id, message, severity))
 
 
-# orjson turns integers outside int64/uint64 into floats (-9223372036854775809 has 19 digits);
-# text holding a run of 19+ digits is left to the standard library, which keeps them exact (a
-# run inside a string only costs time). translate + find runs at memchr speed; a regex took 10 µs
-_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
-_LONG_RUN = b"0" * 19
+# orjson turns integers outside int64/uint64 into floats (-9223372036854775809 has 19 digits)
+# and reads a float of more than 15 significant digits as the nearest double, both silently;
+# text holding a run of 16+ digits and points is left to the standard library, which keeps such
+# integers exact and notes the floats (a run inside a string only costs time). translate + find
+# runs at memchr speed; a regex took 10 µs
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789.", b"0" * 11)
+_LONG_RUN = b"0" * 16
 
 
 def _parse_json(raw: bytes) -> tuple[Any, list[str]]:

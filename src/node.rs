@@ -36,7 +36,7 @@ pub enum ParseError {
     Invalid(String),
     /// an object names a key twice: the Python path warns and keeps the last value
     RepeatedKey,
-    /// a number beyond a double's range: the Python path warns
+    /// a number beyond a double's range or precision: the Python path warns
     Inexact,
 }
 
@@ -72,16 +72,52 @@ struct Flags {
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// The node for a number's text: an integer unless it has a fraction or an exponent (the
-/// grammar Python's json and orjson apply); None for a double out of range.
+/// grammar Python's json and orjson apply); None for a double out of range, or one that does
+/// not show the literal's value (more digits than a double keeps): the Python path warns.
 pub fn number(text: Cow<'_, str>) -> Option<Node<'_>> {
     if text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
         let value: f64 = text.parse().ok()?;
-        value.is_finite().then_some(Node::Float(value))
+        (value.is_finite() && kept_exactly(&text, value)).then_some(Node::Float(value))
     } else if text == "-0" {
         Some(Node::Int(Cow::Borrowed("0")))
     } else {
         Some(Node::Int(text))
     }
+}
+
+/// Whether a double's shortest round-trip digits (its canonical text's) are the value of the
+/// decimal literal it was read from. A literal of at most 15 significant digits always is
+/// (`f64::DIGITS`), so only longer ones are formatted and compared: `0.30000000000000004`
+/// is, `0.30000000000000001` (read as 0.3) is not.
+fn kept_exactly(literal: &str, value: f64) -> bool {
+    let mantissa = literal.split(['e', 'E']).next().unwrap_or(literal);
+    if mantissa.bytes().filter(u8::is_ascii_digit).count() <= f64::DIGITS as usize {
+        return true; // the common case, without an allocation
+    }
+    let digits = decimal(literal);
+    digits.0.len() <= f64::DIGITS as usize || digits == decimal(&format!("{value:e}"))
+}
+
+/// A decimal literal (sign, digits, optional fraction and exponent) as its significant digits
+/// and the power of ten of the last one: `120.50e1` -> ("1205", 0).
+fn decimal(text: &str) -> (Vec<u8>, i64) {
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (&text[..at], text[at + 1..].parse::<i64>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let mantissa = mantissa.trim_start_matches(['-', '+']);
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all: Vec<u8> = whole.bytes().chain(fraction.bytes()).collect();
+    let first = all.iter().position(|&d| d != b'0').unwrap_or(all.len());
+    let last = all
+        .iter()
+        .rposition(|&d| d != b'0')
+        .map_or(first, |i| i + 1);
+    let trailing = (all.len() - last) as i64;
+    (
+        all[first..last].to_vec(),
+        exponent - fraction.len() as i64 + trailing,
+    )
 }
 
 struct NodeSeed<'f> {
@@ -228,6 +264,40 @@ mod tests {
                 ("e", Node::Float(-0.0)),
             ])
         );
+    }
+
+    #[test]
+    fn literals_a_double_does_not_show_go_back_to_python() {
+        for text in [
+            "0.30000000000000001",
+            "1.00000000000000000001",
+            "-1234567890.1234567891",
+            "12345678901234567890.0",
+            "9007199254740993.0",
+            "3.141592653589793238e0",
+        ] {
+            let doc = format!(r#"{{"f": {text}}}"#);
+            assert_eq!(parse(doc.as_bytes()), Err(ParseError::Inexact), "{text}");
+        }
+        // shortest round-trip digits, however many, or written longer with zeros: kept
+        for (text, value) in [
+            ("0.30000000000000004", 0.30000000000000004),
+            ("1.5000000000000000000", 1.5),
+            ("123456789012345.6", 123456789012345.6),
+            ("1e-320", 1e-320),
+            ("2.2250738585072014e-308", 2.2250738585072014e-308),
+            ("0.000000000000000000000001", 1e-24),
+            ("-0.0", -0.0),
+        ] {
+            let doc = format!(r#"{{"f": {text}}}"#);
+            assert_eq!(
+                parse(doc.as_bytes()),
+                Ok(obj(vec![("f", Node::Float(value))])),
+                "{text}"
+            );
+        }
+        assert_eq!(decimal("120.50e1"), (b"1205".to_vec(), 0));
+        assert_eq!(decimal("-0.00"), (Vec::new(), -2));
     }
 
     #[test]

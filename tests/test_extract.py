@@ -11,7 +11,13 @@ import polars as pl
 import pytest
 
 import jsoneval_polars.extract as extract_module
-from jsoneval_polars.extract import Extraction, extract_column, extract_json, parse_object
+from jsoneval_polars.extract import (
+    Extraction,
+    extract_column,
+    extract_json,
+    loads_noting,
+    parse_object,
+)
 
 # An answer shaped like seed 003's prompt asks for: a JSON block first, then the narrative.
 SEED_003_ANSWER = """\
@@ -148,6 +154,26 @@ def test_values_not_kept_exactly_are_noted():
     big = 123456789012345678901234567890  # exact through the json module: no note
     assert extract_json(f'{{"big": {big}, "s": "NaN"}}').notes == ()
     assert extract_json('{"a": 1.5}').notes == () and extract_json("NaN").notes == ()
+
+
+def test_numbers_a_double_does_not_show_are_noted_once_per_document():
+    """A float read as the nearest double is noted when the double's shortest text does not
+    have the literal's value (SPEC §9: not rounded silently); 17 digits that are the double's
+    own, or trailing zeros, are kept as written and not noted."""
+    value, notes = loads_noting('{"a": 0.30000000000000004, "b": 1.5000000000000000000, '
+                                '"c": 123456789012345678901234}')
+    assert value == {"a": 0.30000000000000004, "b": 1.5, "c": 123456789012345678901234}
+    assert notes == []
+    _, notes = loads_noting('{"a": 0.30000000000000001}')
+    assert notes == ["number 0.30000000000000001 has more digits than a double keeps; read as "
+                     "0.3"]
+    _, notes = loads_noting('[1.00000000000000000001, 3.14159265358979323846, 2.5]')
+    assert notes == ["2 numbers have more digits than a double keeps; each is read as the "
+                     "nearest double (the first, 1.00000000000000000001, as 1.0)"]
+    got = extract_json('Total: {"t": 12345678901234567890.5}')
+    assert got.status == "embedded" and got.notes == (
+        "number 12345678901234567890.5 has more digits than a double keeps; read as "
+        "1.2345678901234567e+19",)
 
 
 def test_deep_and_pathological_text_is_fast():

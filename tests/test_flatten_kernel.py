@@ -296,7 +296,11 @@ def test_text_path_leaves_out_the_id_and_declines_what_python_decides():
     _check(flat.flatten_texts(texts, skip="id", item_base=4), want)
     texts[0] = b"\xef\xbb\xbf" + texts[0]  # a BOM, as json.loads(bytes) reads past it
     _check(flat.flatten_texts(texts, skip="id", item_base=4), want)
+    # a float whose digits a double does not keep (read as 0.3) is Python's to report; one
+    # whose shortest round-trip text has 17 digits is kept as it is
+    assert flat.flatten_texts([b'{"a": 0.30000000000000004}']) is not None
     for declined in (b'{"a": NaN}', b'{"a": 1, "a": 2}', b'{"a": 1e999}', b'[1]',
+                     b'{"a": [0.30000000000000001]}',
                      b'{"a": "\\ud800"}',
                      b'{"a": 1', b'\xff', b'{"a": "\xea\x9f\x8b"}'):
         assert flat.flatten_texts([texts[2], declined]) is None, declined

@@ -126,6 +126,27 @@ def test_nan_and_infinity_literals_are_read_with_a_warning(tmp_path):
         ("aio", "n", "warning", "NaN is not valid JSON; read as null")]
 
 
+def test_floats_a_double_does_not_show_get_a_warning_row(tmp_path):
+    """SPEC §9: a value that cannot be kept exactly is reported, not rounded silently. A float
+    literal is read as the nearest double, whose text is the value compared and shown; when
+    that text is not the literal's value, the document gets a warning row. The native kernel
+    declines such a batch, so the rows are the Python path's, in either driver."""
+    from jsoneval_polars.stream import score_files
+
+    gt = _write(tmp_path / "gt.ndjson", [
+        '{"doc_id": "a", "x": 0.30000000000000001, "y": 2.5}',   # read as 0.3
+        '{"doc_id": "b", "x": 0.30000000000000004, "y": 2.50000000000000000000}',  # kept
+    ])
+    aio = _write(tmp_path / "aio.ndjson", ['{"doc_id": "a", "x": 0.3, "y": 2.5}',
+                                           '{"doc_id": "b", "x": 0.3, "y": 2.5}'])
+    for run in (evaluate(gt, aio), score_files(gt, aio, tmp_path / "out", workers=2)):
+        assert run.errors.select("source", "doc_id", "line", "severity", "error").rows() == [
+            ("gt", "a", 1, "warning", "number 0.30000000000000001 has more digits than a "
+             "double keeps; read as 0.3")]
+        x = dict(run.fields.filter(pl.col("path") == "x").select("doc_id", "gt_value").rows())
+        assert x == {"a": "0.3", "b": "0.30000000000000004"}
+
+
 def test_strict_names_file_line_and_reason(messy, tmp_path):
     gt, aio = messy
     with pytest.raises(InputError, match=r"gt\.ndjson, line 3: not valid JSON"):

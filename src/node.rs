@@ -114,10 +114,10 @@ fn decimal(text: &str) -> (Vec<u8>, i64) {
         .rposition(|&d| d != b'0')
         .map_or(first, |i| i + 1);
     let trailing = (all.len() - last) as i64;
-    (
-        all[first..last].to_vec(),
-        exponent - fraction.len() as i64 + trailing,
-    )
+    let exponent = exponent
+        .saturating_sub(fraction.len() as i64)
+        .saturating_add(trailing);
+    (all[first..last].to_vec(), exponent)
 }
 
 struct NodeSeed<'f> {
@@ -298,6 +298,10 @@ mod tests {
         }
         assert_eq!(decimal("120.50e1"), (b"1205".to_vec(), 0));
         assert_eq!(decimal("-0.00"), (Vec::new(), -2));
+        // exponents at the ends of i64 saturate rather than overflow (the fuzz target's build
+        // checks overflow)
+        let tiny = format!(r#"{{"f": 1.2345678901234567e{}}}"#, i64::MIN);
+        assert_eq!(parse(tiny.as_bytes()), Err(ParseError::Inexact));
     }
 
     #[test]

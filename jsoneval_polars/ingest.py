@@ -20,7 +20,7 @@ from typing import Any, Literal
 import orjson
 import polars as pl
 
-from .extract import loads_noting
+from .extract import Extraction, loads_noting, orjson_may_round
 from .flatten import TextSpans, flatten_texts
 from .schemas import ERRORS
 
@@ -135,18 +135,9 @@ class ErrorRows:
         self.rows.append(error_row(source, file, line, doc_id, message, severity))
 
 
-# orjson turns integers outside int64/uint64 into floats (-9223372036854775809 has 19 digits)
-# and reads a float of more than 15 significant digits as the nearest double, both silently;
-# text holding a run of 16+ digits and points is left to the standard library, which keeps such
-# integers exact and notes the floats (a run inside a string only costs time). translate + find
-# runs at memchr speed; a regex took 10 µs
-_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789.", b"0" * 11)
-_LONG_RUN = b"0" * 16
-
-
 def _parse_json(raw: bytes) -> tuple[Any, list[str]]:
     """Parsed value and notes on values that could not be kept exactly."""
-    if _LONG_RUN not in raw.translate(_DIGITS_AS_ZERO):
+    if not orjson_may_round(raw):
         try:
             return orjson.loads(raw), []
         except orjson.JSONDecodeError:
@@ -628,7 +619,7 @@ def pair_inputs(
     content_field: str | tuple[str | None, str | None] | None = None,
     json_column: str | None = None,
     strict: bool = False,
-    extract: Callable[[str], Any] | None = None,
+    extract: Callable[[str], Extraction] | None = None,
     metadata: Sequence[str] = (),
 ) -> Pairs:
     """Pair the documents of two inputs. ``content_field`` names the member holding the
@@ -673,7 +664,7 @@ def build_pairs(
     *,
     files: Mapping[str, str | None],
     metadata: Sequence[str] = (),
-    extract: Callable[[str], Any] | None = None,
+    extract: Callable[[str], Extraction] | None = None,
 ) -> Pairs:
     """The pairs of matched (doc_id, GT record, AIO record) triples: root checks, AIO text
     extraction (SPEC §8), inexact-value warnings, metadata and line numbers. The returned
@@ -715,7 +706,7 @@ def build_pairs(
                 ex = extract(ar.content)
                 status = ex.status
                 aio_doc = ex.value if ex.value is not None else {}
-                for note in getattr(ex, "notes", ()):  # NaN in the model's text, say
+                for note in ex.notes:  # NaN in the model's text, say
                     errors.add("aio", aio_file, ar.line, doc_id, note, severity="warning")
             else:
                 status, aio_doc = "invalid", {}

@@ -852,16 +852,17 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
     attrs = r.lazy("attributes").collect()
     # keys only the AIO has (F1 0 each) would fill the top of a worst-first chart: they are
     # listed in the attribute table and counted in the note instead
-    known = attrs.filter(~invented_expr())
+    ranked = attrs.sort(["f1", "attribute"], nulls_last=True)  # worst F1 first, everywhere
+    known = ranked.filter(~invented_expr())
     n_invented = attrs.height - known.height
-    order = attrs.sort(["f1", "attribute"], nulls_last=True)["attribute"].to_list()
+    order = ranked["attribute"].to_list()
     rqs = r.lazy("documents").select("rqs").collect()["rqs"].to_list()
     title = title or "jsoneval report"
     origin = f"results in {r.directory}" if hasattr(r, "directory") else "an in-memory result"
     interval = ["f1_low", "f1_high"] if "f1_low" in attrs.columns else []
     rates = ("precision", "recall", "f1", *interval, "mean_similarity")
     attr_table = _table(
-        attrs.sort(["f1", "attribute"], nulls_last=True).head(MAX_ATTRIBUTE_ROWS).select(
+        ranked.head(MAX_ATTRIBUTE_ROWS).select(
             "attribute", "support", "tp", "fp", "fn", "tn", "precision", "recall", "f1",
             *interval, "mean_similarity",
         ),
@@ -884,7 +885,7 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
            "attribute table lists them." if n_invented else "") + "</p>",
         _lowest_note(known.height, MAX_CHARTED_ATTRIBUTES, "attributes are charted"),
         f'<div class="panel" id="attribute-chart">'
-        f'{attribute_chart_svg(_lowest_f1(known, MAX_CHARTED_ATTRIBUTES))}</div>',
+        f'{attribute_chart_svg(known.head(MAX_CHARTED_ATTRIBUTES))}</div>',
         "<h2>RQS distribution</h2>",
         '<div class="panel" id="rqs-histogram">'
         + histogram_svg(rqs, title="RQS per document", xlabel="RQS per document",
@@ -917,10 +918,6 @@ def render_report(source: ResultSource, *, title: str | None = None, worst: int 
         f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
         f"<body><main>{''.join(body)}</main><script>{_SCRIPT}</script></body></html>\n"
     )
-
-
-def _lowest_f1(attributes: pl.DataFrame, n: int) -> pl.DataFrame:
-    return attributes.sort(["f1", "attribute"], nulls_last=True).head(n)
 
 
 def _lowest_note(total: int, shown: int, what: str) -> str:

@@ -1,12 +1,15 @@
-"""Field similarity and match (SPEC §4): EXACT, FUZZY, NUMERIC, SEMANTIC, IGNORE.
+"""Field similarity and match (SPEC §4): EXACT, DATE, FUZZY, NUMERIC, SEMANTIC, IGNORE.
 
-The strategy column holds codes into ``STRATEGIES``. Each strategy's work is done on its own rows
-only (numbers are parsed on NUMERIC rows, Levenshtein runs on FUZZY rows whose texts differ),
-and the results are scattered back. The semantic scorer only ever sees the distinct (gt, aio)
-text pairs of a batch; everything else is Polars expressions.
+The strategy column holds codes into ``STRATEGIES``. The native scorer (src/scoring.rs) scores
+every row but the SEMANTIC ones in one pass whenever the extension is built;
+:func:`score_fields_by_expressions` is the Polars reference it is tested against, in which each
+strategy's work is done on its own rows only and scattered back. The semantic scorer only ever
+sees the distinct (gt, aio) text pairs of a batch.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import polars as pl
@@ -16,8 +19,11 @@ from .schemas import (
     BOTH_NON_NULL, CODE, DATE, EXACT, FUZZY, IGNORE, NUMERIC, SEMANTIC, STRATEGIES,
 )
 from .scorers import TEXT_CAP, Scorer, resolve_scorer
+from .flatten import _native
 from .readers import dates_of, numbers_of
-from .values import INT_EXACT, is_date_or_email, normalized
+from .values import (
+    _ISO_DATE, INT_EXACT, NUMBER_TEXT, date_formats, is_date_or_email, normalized,
+)
 
 _TINY = 1e-12
 
@@ -236,8 +242,49 @@ def score_fields(
 
     Needs columns bucket and strategy (codes), gt_text, aio_text, gt_kind, aio_kind, and
     ``threshold`` (the path's field_thresholds entry, null for none) when the config has
-    field_thresholds.
+    field_thresholds. By the native scorer when the extension is built (SEMANTIC rows then
+    asked of the semantic scorer here), else by :func:`score_fields_by_expressions`.
     """
+    scorer = resolve_scorer(semantic_scorer)  # resolved (and checked) with or without rows
+    native = _native_scorer(config.abs_tol, config.rel_tol, config.fuzzy_threshold,
+                            config.date_order)
+    if native is None:
+        return score_fields_by_expressions(fields, config, scorer)
+    columns = ["strategy", "bucket", "gt_text", "aio_text", "gt_kind", "aio_kind"]
+    if config.field_thresholds:
+        columns.append("threshold")
+    fields = fields.with_columns(pl.DataFrame(native.score(fields.select(columns))))
+    at = fields.select(
+        ((pl.col("bucket") == BOTH_NON_NULL) & (pl.col("strategy") == SEMANTIC)).fill_null(False)
+    ).to_series().arg_true()
+    if not len(at):
+        return fields
+    rows = fields[at].select("gt_text", "aio_text",
+                             *(["threshold"] if config.field_thresholds else []))
+    similarity = _semantic_similarity(rows, scorer).alias("_text_sim")
+    matched = rows.with_columns(similarity).select(
+        pl.col("_text_sim") >= _threshold(config.semantic_threshold, config)
+    ).to_series()
+    return fields.with_columns(fields["similarity"].scatter(at, similarity),
+                               fields["match"].scatter(at, matched))
+
+
+@functools.cache
+def _native_scorer(abs_tol: float, rel_tol: float, fuzzy_threshold: float, date_order: str):
+    """The native scorer of one set of settings whenever the extension is built (its test holds
+    it equal to :func:`score_fields_by_expressions`)."""
+    if _native is None:
+        return None
+    return _native.FieldScorer(
+        list(STRATEGIES), BOTH_NON_NULL, NUMBER_TEXT, _ISO_DATE,
+        list(date_formats(date_order)), abs_tol, rel_tol, fuzzy_threshold, TEXT_CAP,
+    )
+
+
+def score_fields_by_expressions(
+    fields: pl.DataFrame, config: Config, semantic_scorer: Scorer | str | None = None
+) -> pl.DataFrame:
+    """:func:`score_fields` by Polars expressions: the reference of the native scorer."""
 
     scored = (pl.col("bucket") == BOTH_NON_NULL).fill_null(False)
     strategy = pl.col("strategy")

@@ -3,7 +3,7 @@
 //! Arrow buffers.
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int32Type, Int64Type, UInt32Type};
+use arrow_array::types::{Float64Type, Int32Type, Int64Type, UInt32Type, UInt8Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 
@@ -68,6 +68,22 @@ pub fn u32s(batches: &[RecordBatch], name: &str) -> Column<u32> {
             other => {
                 return Err(ColumnError(format!(
                     "column {name:?}: UInt32 without nulls expected, not {other}"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A UInt8 column of codes (schemas.CODE), null as None.
+pub fn codes(batches: &[RecordBatch], name: &str) -> Column<Option<u8>> {
+    let mut out = Vec::new();
+    for a in arrays(batches, name)? {
+        match a.data_type() {
+            DataType::UInt8 => out.extend(a.as_primitive::<UInt8Type>().iter()),
+            other => {
+                return Err(ColumnError(format!(
+                    "column {name:?}: UInt8 expected, not {other}"
                 )))
             }
         }

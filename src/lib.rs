@@ -5,7 +5,8 @@
 //! The crate compiles and tests without Python: [`node`] parses JSON text (serde_json) into a
 //! small document tree, [`canonical`] writes the canonical text of SPEC §1, [`flatten`] walks
 //! the trees in parallel (rayon) into column buffers, [`scan`] reads the ids of NDJSON lines,
-//! [`number`] reads numeric strings for NUMERIC, [`matching`] matches the items of lists.
+//! [`number`] reads numeric strings for NUMERIC, [`scoring`] scores the fields, [`matching`]
+//! matches the items of lists.
 //! The `python` feature adds the PyO3 module `jsoneval_polars._native` (`src/python.rs`).
 //!
 //! The kernel vouches only for what it handles exactly; anything else (invalid text, repeated
@@ -28,6 +29,7 @@ pub mod paths;
 #[cfg(feature = "python")]
 mod python;
 pub mod scan;
+pub mod scoring;
 
 // mimalloc keeps freed pages for the next batch; with the system allocator every batch's
 // columns (several MB each) came back as fresh pages from the kernel, page faults included

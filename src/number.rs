@@ -17,12 +17,17 @@ pub fn values(texts: &[Option<&str>], kinds: &[Option<&str>], grammar: &Regex) -
     texts
         .iter()
         .zip(kinds)
-        .map(|(text, kind)| match (text, kind) {
-            (Some(t), Some("int" | "float")) => t.parse::<f64>().ok(),
-            (Some(t), Some("string")) => parse_number(t, grammar),
-            _ => None,
-        })
+        .map(|(&text, &kind)| value(text, kind, grammar))
         .collect()
+}
+
+/// One row of [`values`].
+pub fn value(text: Option<&str>, kind: Option<&str>, grammar: &Regex) -> Option<f64> {
+    match (text, kind) {
+        (Some(t), Some("int" | "float")) => t.parse::<f64>().ok(),
+        (Some(t), Some("string")) => parse_number(t, grammar),
+        _ => None,
+    }
 }
 
 fn parse_number(text: &str, grammar: &Regex) -> Option<f64> {

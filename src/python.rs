@@ -14,7 +14,7 @@ use arrow_schema::{DataType, Field, Schema};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::columns_in::{bools, floats, ints, required_ints, strs, u32s, ColumnError};
+use crate::columns_in::{bools, codes, floats, ints, required_ints, strs, u32s, ColumnError};
 use crate::counting::{self, Fields};
 use crate::dictionary;
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
@@ -446,6 +446,93 @@ impl DateReader {
     }
 }
 
+/// similarity.py's field scoring settings (src/scoring.rs), compiled once per config.
+#[pyclass(frozen, module = "jsoneval_polars._native")]
+struct FieldScorer {
+    settings: crate::scoring::Settings,
+}
+
+#[pymethods]
+impl FieldScorer {
+    /// `strategies` names the strategy codes (schemas.STRATEGIES), `both_non_null` is the
+    /// bucket code of scored rows; `grammar` values.NUMBER_TEXT; `iso` and `formats` the date
+    /// formats of the config's date order (as DateReader).
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        strategies: Vec<String>,
+        both_non_null: u8,
+        grammar: &str,
+        iso: &str,
+        formats: Vec<String>,
+        abs_tol: f64,
+        rel_tol: f64,
+        fuzzy_threshold: f64,
+        text_cap: usize,
+    ) -> PyResult<Self> {
+        let code = |name: &str| -> PyResult<u8> {
+            strategies
+                .iter()
+                .position(|s| s == name)
+                .map(|i| i as u8)
+                .ok_or_else(|| value_error(format!("no strategy {name}")))
+        };
+        let codes = crate::scoring::Codes {
+            exact: code("EXACT")?,
+            date: code("DATE")?,
+            numeric: code("NUMERIC")?,
+            fuzzy: code("FUZZY")?,
+            ignore: code("IGNORE")?,
+            both_non_null,
+        };
+        Ok(FieldScorer {
+            settings: crate::scoring::Settings {
+                codes,
+                abs_tol,
+                rel_tol,
+                fuzzy_threshold,
+                text_cap,
+                grammar: regex::Regex::new(grammar).map_err(value_error)?,
+                dates: crate::dates::DateFormats::new(iso, &formats).map_err(value_error)?,
+            },
+        })
+    }
+
+    /// `similarity` (Float64) and `match` (Boolean) of each row of a frame with strategy and
+    /// bucket (UInt8 codes), gt_text, aio_text, gt_kind, aio_kind, and `threshold` (Float64)
+    /// when the config has field_thresholds; SEMANTIC rows are null.
+    fn score(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+        let b = record_batches(frame)?;
+        let (strategy, bucket) = (codes(&b, "strategy")?, codes(&b, "bucket")?);
+        let (gt_text, aio_text) = (strs(&b, "gt_text")?, strs(&b, "aio_text")?);
+        let (gt_kind, aio_kind) = (strs(&b, "gt_kind")?, strs(&b, "aio_kind")?);
+        let has_threshold = b
+            .first()
+            .is_some_and(|b| b.column_by_name("threshold").is_some());
+        let threshold = if has_threshold {
+            Some(floats(&b, "threshold")?)
+        } else {
+            None
+        };
+        let rows = crate::scoring::Rows {
+            strategy: &strategy,
+            bucket: &bucket,
+            gt_text: &gt_text,
+            aio_text: &aio_text,
+            gt_kind: &gt_kind,
+            aio_kind: &aio_kind,
+            threshold: threshold.as_deref(),
+        };
+        let (similarity, matched) = py.detach(|| crate::scoring::score(&rows, &self.settings));
+        Ok(ArrowTable {
+            batch: batch(vec![
+                ("similarity", Arc::new(Float64Array::from(similarity))),
+                ("match", Arc::new(BooleanArray::from(matched))),
+            ]),
+        })
+    }
+}
+
 fn value_error(e: impl ToString) -> PyErr {
     pyo3::exceptions::PyValueError::new_err(e.to_string())
 }
@@ -829,6 +916,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ArrowTable>()?;
     m.add_class::<NumberReader>()?;
     m.add_class::<DateReader>()?;
+    m.add_class::<FieldScorer>()?;
     m.add_function(wrap_pyfunction!(flatten_json, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_spans, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_objects, m)?)?;

@@ -1,0 +1,258 @@
+//! Field similarity and match (SPEC §4) of the fields table in one pass: what
+//! `similarity.score_fields_by_expressions`, the Polars reference, computes in a dozen queries
+//! (each strategy's rows selected, scored and scattered back). SEMANTIC rows are left null: their
+//! scorer is a Python callable, and similarity.py fills them.
+//!
+//! Rows outside the `both_non_null` bucket, and IGNORE rows, have neither. EXACT and DATE
+//! compare canonical texts, then the same calendar day (two date strings), then, under EXACT,
+//! the same value (a GT number and an AIO numeric string below 2**53). NUMERIC reads both sides'
+//! numbers ([`crate::number`]) and applies the tolerances. FUZZY is 1 − Levenshtein distance /
+//! the longer length, on the first `text_cap` characters of each side. Comparisons follow
+//! Polars' where a NaN can reach them: `min`/`max` skip a NaN, as `min_horizontal` does.
+
+use rayon::prelude::*;
+use regex::Regex;
+
+use crate::dates::DateFormats;
+use crate::number;
+
+/// Magnitude below which a double holds every integer (`values.INT_EXACT`).
+const INT_EXACT: f64 = 9_007_199_254_740_992.0;
+/// The smallest magnitude NUMERIC divides by (`similarity._TINY`).
+const TINY: f64 = 1e-12;
+
+/// The strategy codes (indices into `schemas.STRATEGIES`) and the `both_non_null` bucket code.
+#[derive(Clone, Copy, Debug)]
+pub struct Codes {
+    pub exact: u8,
+    pub date: u8,
+    pub numeric: u8,
+    pub fuzzy: u8,
+    pub ignore: u8,
+    pub both_non_null: u8,
+}
+
+pub struct Settings {
+    pub codes: Codes,
+    pub abs_tol: f64,
+    pub rel_tol: f64,
+    pub fuzzy_threshold: f64,
+    /// characters of each side FUZZY compares (`scorers.TEXT_CAP`)
+    pub text_cap: usize,
+    pub grammar: Regex,
+    pub dates: DateFormats,
+}
+
+/// The columns `score` reads, one entry per row; `threshold` is the path's field_thresholds
+/// entry (None: the config has none).
+pub struct Rows<'a> {
+    pub strategy: &'a [Option<u8>],
+    pub bucket: &'a [Option<u8>],
+    pub gt_text: &'a [Option<&'a str>],
+    pub aio_text: &'a [Option<&'a str>],
+    pub gt_kind: &'a [Option<&'a str>],
+    pub aio_kind: &'a [Option<&'a str>],
+    pub threshold: Option<&'a [Option<f64>]>,
+}
+
+/// (similarity, match) of every row, on the rayon pool.
+pub fn score(rows: &Rows, s: &Settings) -> (Vec<Option<f64>>, Vec<Option<bool>>) {
+    (0..rows.strategy.len())
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|i| score_row(rows, s, i))
+        .unzip()
+}
+
+fn score_row(r: &Rows, s: &Settings, i: usize) -> (Option<f64>, Option<bool>) {
+    let c = &s.codes;
+    let Some(strategy) = r.strategy[i] else {
+        return (None, None);
+    };
+    if r.bucket[i] != Some(c.both_non_null) || strategy == c.ignore {
+        return (None, None);
+    }
+    let (g, a) = (r.gt_text[i], r.aio_text[i]);
+    if strategy == c.exact || strategy == c.date {
+        let (Some(g), Some(a)) = (g, a) else {
+            return (None, None); // null == text is null in Polars, and stays null
+        };
+        let same = g == a || same_value(r, s, i, g, a, strategy == c.exact);
+        return (Some(if same { 1.0 } else { 0.0 }), Some(same));
+    }
+    if strategy == c.numeric {
+        let g = number::value(g, r.gt_kind[i], &s.grammar);
+        let a = number::value(a, r.aio_kind[i], &s.grammar);
+        let (Some(g), Some(a)) = (g, a) else {
+            return (Some(0.0), Some(false));
+        };
+        let gap = (g - a).abs();
+        let similarity = 1.0 - 1.0f64.min(gap / g.abs().max(TINY));
+        return (
+            Some(similarity),
+            Some(gap <= s.abs_tol.max(s.rel_tol * g.abs())),
+        );
+    }
+    if strategy == c.fuzzy {
+        // a null text is never scored (both_non_null); the reference gives it 1, as equal texts
+        let similarity = match (g, a) {
+            (Some(g), Some(a)) => levenshtein_similarity(g, a, s.text_cap),
+            _ => 1.0,
+        };
+        let threshold = r.threshold.and_then(|t| t[i]).unwrap_or(s.fuzzy_threshold);
+        return (Some(similarity), Some(similarity >= threshold));
+    }
+    (None, None) // SEMANTIC: similarity.py asks its scorer
+}
+
+/// `similarity.same_value` of one row whose texts differ: two strings naming the same day, or
+/// under EXACT a GT number and an AIO numeric string of the same value.
+fn same_value(r: &Rows, s: &Settings, i: usize, g: &str, a: &str, exact: bool) -> bool {
+    match (r.gt_kind[i], r.aio_kind[i]) {
+        (Some("string"), Some("string")) => s
+            .dates
+            .day(g)
+            .is_some_and(|day| s.dates.day(a) == Some(day)),
+        (Some("int" | "float"), Some("string")) if exact => {
+            let Ok(number) = g.parse::<f64>() else {
+                return false;
+            };
+            number.abs() < INT_EXACT
+                && number::value(Some(a), Some("string"), &s.grammar) == Some(number)
+        }
+        _ => false,
+    }
+}
+
+/// 1 − distance / longer length in characters of the first `cap` characters of each text (1
+/// when they are equal, both empty included).
+pub fn levenshtein_similarity(g: &str, a: &str, cap: usize) -> f64 {
+    let (g, a) = (capped(g, cap), capped(a, cap));
+    if g == a {
+        return 1.0;
+    }
+    use rapidfuzz::distance::levenshtein;
+    let (distance, longest) = if g.is_ascii() && a.is_ascii() {
+        (
+            levenshtein::distance(g.bytes(), a.bytes()),
+            g.len().max(a.len()),
+        )
+    } else {
+        (
+            levenshtein::distance(g.chars(), a.chars()),
+            g.chars().count().max(a.chars().count()),
+        )
+    };
+    1.0 - distance as f64 / longest as f64
+}
+
+/// The first `n` characters of a text.
+fn capped(text: &str, n: usize) -> &str {
+    // a text of at most n bytes has at most n characters
+    if text.len() <= n {
+        return text;
+    }
+    text.char_indices()
+        .nth(n)
+        .map_or(text, |(at, _)| &text[..at])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GRAMMAR: &str = r"^(?P<open>\()?\s*(?P<pre>[+-]?[$€]?|[$€][+-])\s*(?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?)\s*(?P<suf>[$€])?\s*(?P<close>\))?$";
+    const ISO: &str = r"^\d{4}-\d{2}-\d{2}$";
+    const FORMAT: &str = r"^(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})$";
+
+    fn settings() -> Settings {
+        Settings {
+            codes: Codes {
+                exact: 0,
+                fuzzy: 1,
+                numeric: 3,
+                ignore: 4,
+                date: 5,
+                both_non_null: 2,
+            },
+            abs_tol: 0.01,
+            rel_tol: 0.0,
+            fuzzy_threshold: 0.8,
+            text_cap: 5,
+            grammar: Regex::new(GRAMMAR).unwrap(),
+            dates: DateFormats::new(ISO, &[FORMAT.to_string()]).unwrap(),
+        }
+    }
+
+    type Row = (u8, &'static str, &'static str, &'static str, &'static str);
+
+    /// (strategy, gt text, gt kind, aio text, aio kind) rows, all in `both_non_null`.
+    fn scored(rows: &[Row]) -> Vec<(Option<f64>, Option<bool>)> {
+        let strategy: Vec<_> = rows.iter().map(|r| Some(r.0)).collect();
+        let bucket = vec![Some(2); rows.len()];
+        let col = |f: fn(&Row) -> &'static str| rows.iter().map(|r| Some(f(r))).collect::<Vec<_>>();
+        let (gt_text, gt_kind, aio_text, aio_kind) =
+            (col(|r| r.1), col(|r| r.2), col(|r| r.3), col(|r| r.4));
+        let rows = Rows {
+            strategy: &strategy,
+            bucket: &bucket,
+            gt_text: &gt_text,
+            aio_text: &aio_text,
+            gt_kind: &gt_kind,
+            aio_kind: &aio_kind,
+            threshold: None,
+        };
+        let (sim, matched) = score(&rows, &settings());
+        sim.into_iter().zip(matched).collect()
+    }
+
+    #[test]
+    fn each_strategy() {
+        let got = scored(&[
+            (0, "a", "string", "a", "string"),
+            (0, "2025-01-02", "string", " 2025-01-02", "string"), // the same day
+            (0, "2025-01-02", "string", "2025-01-03", "string"),
+            (0, "12", "int", "$12", "string"),
+            (5, "12", "int", "$12", "string"), // the number rule is EXACT's only
+            (3, "100", "int", "99.995", "float"),
+            (3, "100", "int", "x", "string"),
+            (1, "kitten", "string", "sitting", "string"), // capped: kitte / sitti, 2 edits
+            (1, "abcdefgh", "string", "abcdeXYZ", "string"),
+            (4, "a", "string", "b", "string"),
+            (2, "a", "string", "b", "string"), // SEMANTIC: left to Python
+        ]);
+        assert_eq!(got[0], (Some(1.0), Some(true)));
+        assert_eq!(got[1], (Some(1.0), Some(true)));
+        assert_eq!(got[2], (Some(0.0), Some(false)));
+        assert_eq!(got[3], (Some(1.0), Some(true)));
+        assert_eq!(got[4], (Some(0.0), Some(false)));
+        assert_eq!(got[5].1, Some(true));
+        assert!((got[5].0.unwrap() - (1.0 - 0.005 / 100.0)).abs() < 1e-15);
+        assert_eq!(got[6], (Some(0.0), Some(false)));
+        assert_eq!(got[7], (Some(1.0 - 2.0 / 5.0), Some(false)));
+        assert_eq!(got[8], (Some(1.0), Some(true)));
+        assert_eq!(got[9], (None, None));
+        assert_eq!(got[10], (None, None));
+    }
+
+    #[test]
+    fn infinities_and_nan_as_polars_compares_them() {
+        let got = scored(&[
+            (3, "inf", "float", "inf", "float"),
+            (3, "NaN", "float", "1", "int"),
+            (3, "inf", "float", "5", "int"),
+        ]);
+        assert_eq!(got[0], (Some(0.0), Some(false))); // inf - inf is NaN: no match
+        assert_eq!(got[1], (Some(0.0), Some(false)));
+        // rel_tol * inf is NaN, which the bound skips: inf <= abs_tol
+        assert_eq!(got[2], (Some(0.0), Some(false)));
+    }
+
+    #[test]
+    fn levenshtein_counts_characters() {
+        assert_eq!(levenshtein_similarity("", "", 10), 1.0);
+        assert_eq!(levenshtein_similarity("é", "e", 10), 0.0);
+        assert_eq!(levenshtein_similarity("ééé", "éé", 10), 1.0 - 1.0 / 3.0);
+        assert_eq!(levenshtein_similarity("ééééX", "ééééY", 4), 1.0);
+    }
+}

@@ -1,0 +1,100 @@
+"""The native field scorer (src/scoring.rs) is the Polars reference
+(similarity.score_fields_by_expressions): every strategy, bucket and kind, drawn texts that are
+numbers, numeric strings, dates in several formats, long and non-ASCII text, NaN and infinity."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jsoneval_polars import similarity
+from jsoneval_polars.config import parse_config
+from jsoneval_polars.schemas import BUCKETS, CODE, STRATEGIES
+from jsoneval_polars.scorers import TEXT_CAP
+
+pytestmark = pytest.mark.skipif(similarity._native is None, reason="the extension is not built")
+
+TEXTS = [
+    "", "a", "abc", "abd", "kitten", "sitting", "Zürich", "Zurich", "日本語", "日本", "x" * 30,
+    "12", "12.0", "12.5", "-0", "0", "1e3", "1000", "1e999", "NaN", "inf", "-inf", "1.5e-7",
+    "$12", "$1,200.00", "1200", "(12.5)", "-12.5", "eur 12", "12 eur", "1,2", "$-3", "(3",
+    "2025-01-02", "02/01/2025", "01/02/2025", "2 jan 2025", "jan 2, 2025", "2025-02-31",
+    " 2025-01-02", "2025-01-02t10:00:00", "31/12/1999", "12/31/1999", "a@b.co", "true", "[]",
+    "{}", "null",
+    "y" * (TEXT_CAP + 3), "y" * TEXT_CAP + "z", "é" * (TEXT_CAP + 1), "é" * TEXT_CAP + "e",
+]
+KINDS = ["string", "int", "float", "bool", "array", "object", None]
+
+rows = st.lists(
+    st.tuples(
+        st.sampled_from(range(len(STRATEGIES))),
+        st.one_of(st.none(), st.sampled_from(range(len(BUCKETS)))),
+        st.one_of(st.none(), st.sampled_from(TEXTS)),
+        st.one_of(st.none(), st.sampled_from(TEXTS)),
+        st.sampled_from(KINDS),
+        st.sampled_from(KINDS),
+        st.one_of(st.none(), st.sampled_from([0.0, 0.5, 0.9, 1.0])),
+    ),
+    max_size=60,
+)
+
+
+def fields_of(drawn: list[tuple]) -> pl.DataFrame:
+    """The drawn rows as a fields table; a scored row (both_non_null) has both texts, as the
+    flattener writes them."""
+    scored = BUCKETS.index("both_non_null")
+    drawn = [(s, b, g or "" if b == scored else g, a or "" if b == scored else a, *rest)
+             for s, b, g, a, *rest in drawn]
+    names = ["strategy", "bucket", "gt_text", "aio_text", "gt_kind", "aio_kind", "threshold"]
+    columns = list(zip(*drawn, strict=True)) if drawn else [[] for _ in names]
+    return pl.DataFrame(
+        dict(zip(names, columns, strict=True)),
+        schema={"strategy": CODE, "bucket": CODE, "gt_text": pl.String, "aio_text": pl.String,
+                "gt_kind": pl.String, "aio_kind": pl.String, "threshold": pl.Float64},
+    )
+
+
+CONFIGS = [
+    {},
+    {"numeric": {"abs_tol": 0.5, "rel_tol": 0.05}, "fuzzy_threshold": 0.5,
+     "semantic_threshold": 0.2, "date_order": "MDY"},
+    {"date_order": "YMD", "field_thresholds": {"x": 0.7}},
+]
+
+
+@pytest.mark.parametrize("raw", CONFIGS)
+@given(drawn=rows)
+@settings(max_examples=150, deadline=None)
+def test_the_native_scorer_is_the_expressions(raw, drawn):
+    config = parse_config(raw)
+    fields = fields_of(drawn)
+    if not config.field_thresholds:
+        fields = fields.drop("threshold")
+    native = similarity.score_fields(fields, config)
+    reference = similarity.score_fields_by_expressions(fields, config)
+    assert native.columns == reference.columns
+    assert native.equals(reference), pl.concat(
+        [fields, native.select(pl.all().name.suffix("_native")),
+         reference.select("similarity", "match")], how="horizontal"
+    ).filter(
+        ~(native["similarity"].eq_missing(reference["similarity"])
+          & native["match"].eq_missing(reference["match"]))
+    )
+
+
+def test_every_text_against_every_text():
+    """Each strategy in both_non_null over every (text, kind) pair of a smaller set: the drawn
+    test's pool, exhaustively."""
+    texts = [t for t in TEXTS if len(t) < 100]
+    kinds = ["string", "int", "float"]
+    drawn = [
+        (s, BUCKETS.index("both_non_null"), g, a, gk, ak, None)
+        for s in range(len(STRATEGIES)) for g in texts for a in texts[::3]
+        for gk in kinds for ak in kinds[:2]
+    ]
+    config = parse_config({"numeric": {"rel_tol": 0.01}})
+    fields = fields_of(drawn).drop("threshold")
+    assert similarity.score_fields(fields, config).equals(
+        similarity.score_fields_by_expressions(fields, config))

@@ -273,6 +273,11 @@ class _InlinePool:
 
 #: Thread pools a worker process sizes to one thread as it starts.
 _ONE_THREAD = {"POLARS_MAX_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+#: The kernel's allocator in a worker keeps the pages its batches free (mimalloc's default
+#: hands them back to the system 10 ms after a free, and the next batch faults them in again,
+#: zeroed). A worker ends with the run, so the pages are not held past it; a user's own
+#: setting wins (docs/DECISIONS.md 84).
+_KEEP_FREED_PAGES = "MIMALLOC_PURGE_DELAY"
 
 
 @contextlib.contextmanager
@@ -284,9 +289,10 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor | _InlinePool]:
     # threads (numpy starts them on import; they spun for 2 % of a run's CPU, measured with
     # perf, and nothing here multiplies matrices). Workers start on demand, so the variables
     # stay set while the pool lives (the parent's libraries have already sized their own
-    # thread pools and do not read them again).
-    previous = {name: os.environ.get(name) for name in _ONE_THREAD}
-    os.environ.update(_ONE_THREAD)
+    # thread pools, and its allocator read its options, and do not read them again).
+    settings = {**_ONE_THREAD, _KEEP_FREED_PAGES: os.environ.get(_KEEP_FREED_PAGES, "-1")}
+    previous = {name: os.environ.get(name) for name in settings}
+    os.environ.update(settings)
     try:
         # the workers get this process's recursion limit (IPython, for one, raises it), so a
         # deep document is scored or refused exactly as evaluate() in this process would

@@ -261,6 +261,20 @@ def test_workers_start_with_one_thread_per_pool_and_the_parent_keeps_its_setting
     assert "OPENBLAS_NUM_THREADS" not in os.environ
 
 
+@pytest.mark.parametrize("own", [None, "25"])
+def test_workers_keep_the_pages_they_free_unless_the_user_says(monkeypatch, own):
+    """DECISIONS 84: the workers' allocator never hands freed pages back (mimalloc's
+    purge_delay -1), a user's setting wins, and the parent keeps its environment."""
+    if own is None:
+        monkeypatch.delenv("MIMALLOC_PURGE_DELAY", raising=False)
+    else:
+        monkeypatch.setenv("MIMALLOC_PURGE_DELAY", own)
+    with stream._pool(2) as pool:
+        seen = {pool.submit(os.getenv, "MIMALLOC_PURGE_DELAY").result() for _ in range(4)}
+    assert seen == {own or "-1"}
+    assert os.getenv("MIMALLOC_PURGE_DELAY") == own
+
+
 def test_line_ends_are_counted_through_the_buffer_in_any_range(tmp_path):
     """The chunks' first line numbers come from _count_lines, which reads a range through a
     1 MB buffer: ranges that cross the buffer's end, end mid-line or hold no line end count

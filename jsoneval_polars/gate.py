@@ -138,14 +138,15 @@ def check_run(result: Any, fail_under: Mapping[str, float] | None = None, *,
 def name_warnings(config: Any, attributes: list[str], empty_metadata: list[str] = ()) -> list[str]:
     """Names that only the data can reveal as wrong, one warning line each: configured field
     and list names that occur in no document (:func:`config.unmatched_names`), and metadata
-    names no record carries (``empty_metadata``), with the closest top-level member as a hint
-    (a misspelt metadata member stays in the content, so it is an attribute)."""
+    names no record gives a value (``empty_metadata``: absent, null, or unreadable and
+    nulled), with the closest top-level member as a hint (a misspelt metadata member stays in
+    the content, so it is an attribute)."""
     from .config import _hint, _path_members, unmatched_names
 
     messages = unmatched_names(config, attributes)
     top = sorted({m for a in attributes for m in _path_members(a)[:1]})
     for name in empty_metadata:
-        messages.append(f"metadata '{name}' occurs in no record; its column is empty."
+        messages.append(f"metadata '{name}' has no value in any record; its column is empty."
                         + _hint(name, top))
     return messages
 

@@ -145,7 +145,8 @@ def test_unmatched_config_and_metadata_names_are_warning_rows():
         "field_strategies names 'totl', which occurs in no document. Hint: did you mean 'total'?",
         "lists names 'item', which is no list of records in any document. "
         "Hint: did you mean 'items'?",
-        "metadata 'model' occurs in no record; its column is empty. Hint: did you mean 'modle'?",
+        "metadata 'model' has no value in any record; its column is empty. "
+        "Hint: did you mean 'modle'?",
     ]
     assert r.summary["n_warnings"] == 3
 
@@ -237,7 +238,7 @@ def test_cli_warns_about_names_only_the_data_reveals(tmp_path):
     assert proc.stderr.splitlines()[-2:] == [
         "jsoneval: warning: field_strategies names 'totl', which occurs in no document. "
         "Hint: did you mean 'total'?",
-        "jsoneval: warning: metadata 'model' occurs in no record; its column is empty.",
+        "jsoneval: warning: metadata 'model' has no value in any record; its column is empty.",
     ]
     assert "(no model)" in proc.stdout and "None" not in proc.stdout
 
@@ -331,3 +332,10 @@ def test_a_lone_surrogate_in_metadata_is_a_warning_and_a_null(tmp_path):
              "cannot be stored as UTF-8; left null")]
         assert sorted(run.documents.select("doc_id", "model").rows()) == [("a", None),
                                                                            ("b", "m")]
+    # the only value nulled: the column is empty, and the run says so without claiming the
+    # member is absent
+    gt.write_text('{"doc_id": "a", "x": 1, "model": "\\ud800"}\n')
+    aio.write_text('{"doc_id": "a", "x": 1}\n')
+    errors = evaluate(gt, aio, metadata=["model"]).errors
+    assert errors.filter(pl.col("source") == "config")["error"].to_list() == [
+        "metadata 'model' has no value in any record; its column is empty."]

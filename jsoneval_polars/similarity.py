@@ -253,7 +253,8 @@ def score_fields(
     columns = ["strategy", "bucket", "gt_text", "aio_text", "gt_kind", "aio_kind"]
     if config.field_thresholds:
         columns.append("threshold")
-    fields = fields.with_columns(pl.DataFrame(native.score(fields.select(columns))))
+    scored = pl.DataFrame(native.score(fields.select(columns)))  # similarity, match
+    fields = fields.with_columns(scored.get_columns())
     at = fields.select(
         ((pl.col("bucket") == BOTH_NON_NULL) & (pl.col("strategy") == SEMANTIC)).fill_null(False)
     ).to_series().arg_true()

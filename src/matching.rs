@@ -397,18 +397,24 @@ fn bounded_similarity(g: &Side, a: &Side, need: f64) -> Option<f64> {
     if g.n_chars.abs_diff(a.n_chars) > most {
         return None; // the distance is at least the difference in length
     }
-    let args = levenshtein::Args::default().score_cutoff(most);
-    let distance = if g.ascii && a.ascii {
-        levenshtein::distance_with_args(g.capped.bytes(), a.capped.bytes(), &args)
-    } else {
-        levenshtein::distance_with_args(g.capped.chars(), a.capped.chars(), &args)
-    }?;
+    let distance = distance(g.capped, a.capped, g.ascii && a.ascii, most)?;
     let s = 1.0 - distance as f64 / longest as f64;
     (need <= 0.0 || s >= need).then_some(s)
 }
 
+/// The Levenshtein distance of two texts in characters, None when it is above `most`. Texts
+/// that are both ASCII are compared as bytes, which rapidfuzz counts for free.
+pub(crate) fn distance(g: &str, a: &str, both_ascii: bool, most: usize) -> Option<usize> {
+    let args = levenshtein::Args::default().score_cutoff(most);
+    if both_ascii {
+        levenshtein::distance_with_args(g.bytes(), a.bytes(), &args)
+    } else {
+        levenshtein::distance_with_args(g.chars(), a.chars(), &args)
+    }
+}
+
 /// The first `n` characters (all of them for none).
-fn prefix(text: &str, n: Option<usize>) -> &str {
+pub(crate) fn prefix(text: &str, n: Option<usize>) -> &str {
     // a text of at most n bytes has at most n characters
     match n
         .filter(|&n| text.len() > n)

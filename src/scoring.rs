@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use regex::Regex;
 
 use crate::dates::DateFormats;
+use crate::matching::{self, prefix};
 use crate::number;
 
 /// Magnitude below which a double holds every integer (`values.INT_EXACT`).
@@ -125,36 +126,21 @@ fn same_value(r: &Rows, s: &Settings, i: usize, g: &str, a: &str, exact: bool) -
 }
 
 /// 1 − distance / longer length in characters of the first `cap` characters of each text (1
-/// when they are equal, both empty included).
+/// when they are equal, both empty included): the distance and the prefix of list matching.
 pub fn levenshtein_similarity(g: &str, a: &str, cap: usize) -> f64 {
-    let (g, a) = (capped(g, cap), capped(a, cap));
+    let (g, a) = (prefix(g, Some(cap)), prefix(a, Some(cap)));
     if g == a {
         return 1.0;
     }
-    use rapidfuzz::distance::levenshtein;
-    let (distance, longest) = if g.is_ascii() && a.is_ascii() {
-        (
-            levenshtein::distance(g.bytes(), a.bytes()),
-            g.len().max(a.len()),
-        )
+    let ascii = g.is_ascii() && a.is_ascii();
+    let longest = if ascii {
+        g.len().max(a.len())
     } else {
-        (
-            levenshtein::distance(g.chars(), a.chars()),
-            g.chars().count().max(a.chars().count()),
-        )
+        g.chars().count().max(a.chars().count())
     };
+    // the distance is at most the longer length, so this cutoff never cuts
+    let distance = matching::distance(g, a, ascii, longest).unwrap_or(longest);
     1.0 - distance as f64 / longest as f64
-}
-
-/// The first `n` characters of a text.
-fn capped(text: &str, n: usize) -> &str {
-    // a text of at most n bytes has at most n characters
-    if text.len() <= n {
-        return text;
-    }
-    text.char_indices()
-        .nth(n)
-        .map_or(text, |(at, _)| &text[..at])
 }
 
 #[cfg(test)]

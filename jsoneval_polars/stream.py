@@ -305,10 +305,12 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor | _InlinePool]:
             yield pool
         except BaseException:
             # Ctrl-C or an error: stop now rather than after the batches under way (seconds);
-            # the executor has no public way to end its workers
+            # the executor has no public way to end its workers. Its thread is joined here,
+            # where a second Ctrl-C is one more KeyboardInterrupt, not at the interpreter's
+            # exit, where it printed tracebacks
             for process in list((pool._processes or {}).values()):
                 process.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
     finally:

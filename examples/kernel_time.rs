@@ -30,8 +30,8 @@ fn main() {
         let ok = jsoneval_native::flatten::parse_only(&lines);
         let parse = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let c =
-            jsoneval_native::flatten::flatten_json(&lines, Some("doc_id"), 0, 1 << 31, 1).unwrap();
+        let c = jsoneval_native::flatten::flatten_json(&lines, Some("doc_id"), &[], 0, 1 << 31, 1)
+            .unwrap();
         let all = t.elapsed().as_secs_f64();
         println!(
             "{ok} docs, {} rows: parse {:.1} µs/doc, parse+flatten {:.1} µs/doc",

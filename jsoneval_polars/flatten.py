@@ -172,6 +172,9 @@ class Flattened:
     # item members whose value is a non-empty object or list of records (those are not leaves
     # themselves): item, member, kind, text (canonical JSON), is_null
     members: pl.DataFrame | None = None
+    # metadata members read from the JSON text (flatten_texts' ``metadata``): doc, name (an
+    # index into the names), text (Python's str() of the value; a null value has no row)
+    metadata: pl.DataFrame | None = None
 
 
 MEMBER_SCHEMA = {
@@ -388,24 +391,29 @@ def flatten_texts(
     texts: Sequence[bytes | None] | TextSpans,
     *,
     skip: str | None = None,
+    metadata: Sequence[str] = (),
     empty_containers_are_null: bool = False,
     item_base: int = 0,
 ) -> Flattened | None:
     """The tables of documents given as JSON text (None: no document), the root member ``skip``
     (the id field) left out, without building Python objects; None when the kernel declines
-    (text it does not vouch for: the caller parses the batch and runs :func:`flatten`)."""
+    (text it does not vouch for: the caller parses the batch and runs :func:`flatten`). The
+    root members named in ``metadata`` are not content: their values are
+    :attr:`Flattened.metadata` (a member holding an object or a list is declined, for the
+    Python path to report)."""
     if KERNEL != "native":
         return None
     options = (skip, item_base, empty_containers_are_null, _SEGMENT)
+    named = {"meta": list(metadata)}
     if isinstance(texts, TextSpans):
         tables, next_item, _ = _native.flatten_spans(
-            texts.buffer, texts.base, texts.offsets, texts.lengths, *options)
+            texts.buffer, texts.base, texts.offsets, texts.lengths, *options, **named)
     else:
         tables, next_item, _ = _native.flatten_json(
-            texts if isinstance(texts, list) else list(texts), *options)
+            texts if isinstance(texts, list) else list(texts), *options, **named)
     return None if tables is None else _flattened(tables, next_item)
 
 
 def _flattened(tables: tuple, next_item: int) -> Flattened:
-    leaves, items, members = (pl.DataFrame(t) for t in tables)
-    return Flattened(leaves, items, [], next_item, members)
+    leaves, items, members, metadata = (pl.DataFrame(t) for t in tables)
+    return Flattened(leaves, items, [], next_item, members, metadata)

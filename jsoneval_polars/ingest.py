@@ -21,7 +21,7 @@ import orjson
 import polars as pl
 
 from .extract import Extraction, loads_noting, orjson_may_round
-from .flatten import TextSpans, flatten_texts
+from .flatten import Flattened, TextSpans, flatten_texts
 from .schemas import ERRORS
 
 Side = Literal["gt", "aio"]
@@ -790,20 +790,23 @@ def read_records_at(
 def pairs_from_texts(
     plan: pl.DataFrame, texts: Mapping[str, list[bytes | None] | TextSpans], skip: str | None,
     empty_containers_are_null: bool, files: Mapping[str, str | None],
+    metadata: Sequence[str] = (),
 ) -> Pairs | None:
     """The pairs of a batch of paired JSON texts (``plan``: doc_id and per side its line,
     None where absent) flattened straight from their text, less the root member ``skip`` (an
-    NDJSON record's id); None when the native kernel declines a text (then the caller reads
+    NDJSON record's id) and the root members named in ``metadata`` (their values become the
+    metadata columns); None when the native kernel declines a text (then the caller reads
     the records as Python objects, which gives the errors and warnings, SPEC §9).
 
-    Every line the kernel takes is a JSON object with no repeated key and no number beyond a
-    double: :func:`build_pairs` would find nothing to report, so the table is its table."""
-    gt = flatten_texts(texts["gt"], skip=skip,
-                       empty_containers_are_null=empty_containers_are_null)
+    Every line the kernel takes is a JSON object with no repeated key, no number beyond a
+    double and no metadata member holding a container: :func:`build_pairs` would find nothing
+    to report, so the table is its table."""
+    options = {"skip": skip, "metadata": metadata,
+               "empty_containers_are_null": empty_containers_are_null}
+    gt = flatten_texts(texts["gt"], **options)
     if gt is None:
         return None
-    aio = flatten_texts(texts["aio"], skip=skip, item_base=gt.next_item,
-                        empty_containers_are_null=empty_containers_are_null)
+    aio = flatten_texts(texts["aio"], item_base=gt.next_item, **options)
     if aio is None:
         return None
     present = {side: plan[f"{side}_line"].is_not_null() for side in ("gt", "aio")}
@@ -817,8 +820,23 @@ def pairs_from_texts(
         "gt_line": plan["gt_line"],
         "aio_line": plan["aio_line"],
         "safety": pl.repeat(1.0, plan.height, dtype=pl.Float64, eager=True),
-    }, schema=PAIR_SCHEMA)
+    }, schema=PAIR_SCHEMA).with_columns(_metadata_columns(metadata, plan.height, gt, aio))
     return Pairs(table, [], [], files=dict(files), flat=(gt, aio))
+
+
+def _metadata_columns(names: Sequence[str], n: int, gt: Flattened,
+                      aio: Flattened) -> list[pl.Series]:
+    """Each metadata column of a batch from the kernel's metadata rows: the AIO record's
+    value, else the GT record's, as :func:`build_pairs` takes it."""
+    columns = []
+    for index, name in enumerate(names):
+        aio_value, gt_value = (
+            pl.repeat(None, n, dtype=pl.String, eager=True).alias(name).scatter(
+                rows["doc"], rows["text"])
+            for rows in (side.metadata.filter(pl.col("name") == index) for side in (aio, gt))
+        )
+        columns.append(aio_value.fill_null(gt_value))
+    return columns
 
 
 def scan_ndjson(
@@ -872,10 +890,11 @@ def read_pairs(
     kernel declines a line, the records are read as Python objects and paired by
     :func:`build_pairs`, which writes their error and warning rows (``Pairs.errors``)."""
     names = {s: str(p) for s, p in files.items()}
-    if native and fields == (None, None) and not metadata:
+    if native and fields == (None, None):
         texts = {side: read_spans(files[side], plan[f"{side}_offset"].to_list(),
                                   plan[f"{side}_length"].to_list()) for side in ("gt", "aio")}
-        pairs = pairs_from_texts(plan, texts, id_field, empty_containers_are_null, names)
+        pairs = pairs_from_texts(plan, texts, id_field, empty_containers_are_null, names,
+                                 metadata)
         if pairs is not None:
             return pairs
     recs = {}

@@ -16,7 +16,8 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::canonical::{
-    canonical_float, canonical_string, container_text, push_canonical_ascii, push_segment,
+    canonical_float, canonical_string, container_text, float_repr, push_canonical_ascii,
+    push_segment,
 };
 use crate::node::{parse, Node, ParseError};
 
@@ -174,6 +175,11 @@ pub struct Columns {
     pub member_key: Vec<u128>,
     pub member_kind: Vec<u8>,
     pub member_text: Vec<u128>,
+    // metadata: the root members named as metadata, as Python's str() of their value (a null
+    // value has no row): document, name (its index among the names), text
+    pub meta_doc: Vec<u32>,
+    pub meta_name: Vec<u32>,
+    pub meta_text: Vec<u128>,
     pub paths: Arena,
     pub texts: Arena,
     /// item ids drawn
@@ -235,6 +241,9 @@ impl Columns {
             member_key: Vec::new(),
             member_kind: Vec::new(),
             member_text: Vec::new(),
+            meta_doc: Vec::new(),
+            meta_name: Vec::new(),
+            meta_text: Vec::new(),
             paths: Arena::new(segment),
             texts: Arena::new(segment),
             drawn: 0,
@@ -398,8 +407,10 @@ struct Walker<'c> {
 
 impl Walker<'_> {
     /// flatten_python's walk_dict over the members of the object at path `node`: at the
-    /// document's root `skip` (the id member) is not content; `item_root` for the top object
-    /// of a list item (its members get the `member` column).
+    /// document's root `skip` (the id member) is not content, nor are the `meta` members
+    /// (metadata, kept apart); `item_root` for the top object of a list item (its members get
+    /// the `member` column).
+    #[allow(clippy::too_many_arguments)]
     fn walk_dict(
         &mut self,
         members: &[(std::borrow::Cow<str>, Node)],
@@ -407,12 +418,17 @@ impl Walker<'_> {
         item: i64,
         depth: i32,
         skip: Option<&str>,
+        meta: &[String],
         item_root: bool,
     ) -> Result<(), Undecided> {
         let doc = self.doc;
         for (k, value) in members {
             let k: &str = k;
             if skip == Some(k) {
+                continue;
+            }
+            if let Some(name) = meta.iter().position(|m| m == k) {
+                self.metadata(name, value)?;
                 continue;
             }
             let at = self.out.child(node, k);
@@ -432,7 +448,7 @@ impl Walker<'_> {
                     if item_root {
                         self.member(item, k, Kind::Object, value)?;
                     }
-                    self.walk_dict(inner, at, item, depth, None, false)?;
+                    self.walk_dict(inner, at, item, depth, None, &[], false)?;
                 }
                 Node::Object(_) => out.leaf(doc, item, at, item_root, Kind::Object, Some("{}")),
                 Node::Array(values) => {
@@ -461,6 +477,25 @@ impl Walker<'_> {
         self.out.member_key.push(key);
         self.out.member_kind.push(kind as u8);
         self.out.member_text.push(text);
+        Ok(())
+    }
+
+    /// Metadata member number `name` of this document: Python's `str()` of its value, as
+    /// ingest.build_pairs writes it (a null is no value). An object or a list is content, not a
+    /// label: the Python path reports it.
+    fn metadata(&mut self, name: usize, value: &Node) -> Result<(), Undecided> {
+        let text = match value {
+            Node::Null => return Ok(()),
+            Node::Str(s) => std::borrow::Cow::Borrowed(&**s),
+            Node::Int(digits) => std::borrow::Cow::Borrowed(&**digits),
+            Node::Float(f) => std::borrow::Cow::Owned(float_repr(*f)),
+            Node::Bool(b) => std::borrow::Cow::Borrowed(if *b { "True" } else { "False" }),
+            Node::Object(_) | Node::Array(_) => return Err(Undecided),
+        };
+        let view = self.out.texts.view(text.as_bytes());
+        self.out.meta_doc.push(self.doc);
+        self.out.meta_name.push(name as u32);
+        self.out.meta_text.push(view);
         Ok(())
     }
 
@@ -512,7 +547,7 @@ impl Walker<'_> {
             if members.is_empty() {
                 out.leaf(doc, id, inner, false, Kind::Object, Some("{}"));
             } else {
-                self.walk_dict(members, inner, id, depth + 1, None, true)?;
+                self.walk_dict(members, inner, id, depth + 1, None, &[], true)?;
             }
         }
         Ok(())
@@ -525,6 +560,7 @@ fn walk_document(
     position: usize,
     root: &Node,
     skip: Option<&str>,
+    meta: &[String],
 ) -> Result<(), ParseError> {
     let Node::Object(members) = root else {
         return Err(ParseError::Invalid("the root is not an object".into()));
@@ -534,15 +570,19 @@ fn walk_document(
         doc: position as u32,
     };
     walker
-        .walk_dict(members, 0, -1, 0, skip, false)
-        .map_err(|Undecided| ParseError::Invalid("lower case left to Python".into()))
+        .walk_dict(members, 0, -1, 0, skip, meta, false)
+        .map_err(|Undecided| {
+            ParseError::Invalid("left to Python: a lower case, or a container as metadata".into())
+        })
 }
 
 /// Flattens documents given as JSON texts (None: no document at that position), leaving out
-/// the root member `skip` (the id field), on `threads` threads.
+/// the root member `skip` (the id field), and the root members `meta` (metadata, read into the
+/// `meta_*` columns), on `threads` threads.
 pub fn flatten_json(
     texts: &[Option<&[u8]>],
     skip: Option<&str>,
+    meta: &[String],
     item_base: i64,
     segment: usize,
     threads: usize,
@@ -551,7 +591,7 @@ pub fn flatten_json(
     let rows = |chunk: &[Option<&[u8]>]| chunk.iter().flatten().map(|t| t.len() / 24).sum();
     let walk = |out: &mut Columns, position: usize, text: &&[u8]| {
         let node = parse(text)?;
-        walk_document(out, position, &node, skip)
+        walk_document(out, position, &node, skip, meta)
     };
     flatten_each(texts, item_base, segment, threads, rows, walk)
 }
@@ -564,8 +604,9 @@ pub fn flatten_nodes(
     threads: usize,
 ) -> Result<Columns, Fallback> {
     let rows = |chunk: &[Option<Node>]| chunk.iter().flatten().map(scalars).sum();
-    let walk =
-        |out: &mut Columns, position: usize, node: &Node| walk_document(out, position, node, None);
+    let walk = |out: &mut Columns, position: usize, node: &Node| {
+        walk_document(out, position, node, None, &[])
+    };
     flatten_each(docs, item_base, segment, threads, rows, walk)
 }
 
@@ -650,6 +691,9 @@ fn merge(mut chunks: Vec<Columns>, item_base: i64) -> Result<Columns, Fallback> 
         out.member_key.extend(re(&c.member_key, p));
         out.member_kind.extend_from_slice(&c.member_kind);
         out.member_text.extend(re(&c.member_text, t));
+        out.meta_doc.extend_from_slice(&c.meta_doc);
+        out.meta_name.extend_from_slice(&c.meta_name);
+        out.meta_text.extend(re(&c.meta_text, t));
         out.paths.buffers.append(&mut c.paths.buffers);
         out.texts.buffers.append(&mut c.texts.buffers);
     }
@@ -699,7 +743,7 @@ mod tests {
     #[test]
     fn leaves_items_and_members() {
         let doc = br#"{"id": 7, "Name": "  Big   ACME ", "lines": [{"description": "A long description", "tags": {"x": 1}}, {}], "n": null, "xs": [1, "B"], "empty": []}"#;
-        let c = flatten_json(&[None, Some(&doc[..])], Some("id"), 10, 1 << 31, 1).unwrap();
+        let c = flatten_json(&[None, Some(&doc[..])], Some("id"), &[], 10, 1 << 31, 1).unwrap();
         let suffixes: Vec<String> = c.suffix.iter().map(|v| text_of(&c, *v, false)).collect();
         assert_eq!(
             suffixes,
@@ -739,11 +783,53 @@ mod tests {
     }
 
     #[test]
+    fn metadata_is_kept_apart_as_python_str() {
+        let docs: [&[u8]; 3] = [
+            br#"{"id": 1, "model": "GPT-4o  Mini", "t": 0.7, "n": 12345678901234567890123, "ok": true, "a": 1}"#,
+            br#"{"model": null, "t": 1e16, "ok": false, "n": -0}"#,
+            br#"{"model": "a \"quoted\" long name here", "t": 2.0}"#,
+        ];
+        let texts: Vec<Option<&[u8]>> = docs.iter().map(|d| Some(*d)).collect();
+        let meta: Vec<String> = ["model", "t", "n", "ok"].map(String::from).to_vec();
+        let c = flatten_json(&texts, Some("id"), &meta, 0, 1 << 31, 2).unwrap();
+        let suffixes: Vec<String> = c.suffix.iter().map(|v| text_of(&c, *v, false)).collect();
+        assert_eq!(suffixes, ["a"]); // metadata is not content
+        let rows: Vec<(u32, u32, String)> = (0..c.meta_doc.len())
+            .map(|i| {
+                (
+                    c.meta_doc[i],
+                    c.meta_name[i],
+                    text_of(&c, c.meta_text[i], true),
+                )
+            })
+            .collect();
+        let want = [
+            (0, 0, "GPT-4o  Mini"),
+            (0, 1, "0.7"),
+            (0, 2, "12345678901234567890123"),
+            (0, 3, "True"),
+            (1, 1, "1e+16"),
+            (1, 3, "False"),
+            (1, 2, "0"),
+            (2, 0, "a \"quoted\" long name here"),
+            (2, 1, "2.0"),
+        ];
+        let want: Vec<(u32, u32, String)> = want
+            .iter()
+            .map(|(d, n, t)| (*d, *n, t.to_string()))
+            .collect();
+        assert_eq!(rows, want);
+        // a container is content, not a label: the Python path reports it
+        let listed: [Option<&[u8]>; 1] = [Some(br#"{"model": ["a"]}"#)];
+        assert!(flatten_json(&listed, None, &meta, 0, 1 << 31, 1).is_err());
+    }
+
+    #[test]
     fn chunks_renumber_items_and_rebase_buffers() {
         let doc = br#"{"a_long_list_name": [{"a_long_member_name": "a long text value here"}]}"#;
         let texts: Vec<Option<&[u8]>> = (0..CHUNK_DOCS * 3 + 5).map(|_| Some(&doc[..])).collect();
-        let c = flatten_json(&texts, None, 0, 64, 3).unwrap();
-        let serial = flatten_json(&texts, None, 0, 64, 1).unwrap();
+        let c = flatten_json(&texts, None, &[], 0, 64, 3).unwrap();
+        let serial = flatten_json(&texts, None, &[], 0, 64, 1).unwrap();
         assert_eq!((serial.rows(), serial.drawn), (c.rows(), c.drawn));
         assert_eq!(c.rows(), texts.len());
         assert_eq!(c.drawn, texts.len() as i64);
@@ -758,11 +844,11 @@ mod tests {
     #[test]
     fn undecided_documents_go_back() {
         let texts: Vec<Option<&[u8]>> = vec![Some(b"{}"), Some(b"[1]"), Some(br#"{"a":1,"a":2}"#)];
-        let err = flatten_json(&texts, None, 0, 1 << 31, 1).unwrap_err();
+        let err = flatten_json(&texts, None, &[], 0, 1 << 31, 1).unwrap_err();
         assert_eq!(err.position, 1);
-        let err = flatten_json(&texts[2..], None, 0, 1 << 31, 2).unwrap_err();
+        let err = flatten_json(&texts[2..], None, &[], 0, 1 << 31, 2).unwrap_err();
         assert_eq!(err.reason, ParseError::RepeatedKey);
         let newer = "{\"a\": \"\u{A7CB}\"}";
-        assert!(flatten_json(&[Some(newer.as_bytes())], None, 0, 1 << 31, 1).is_err());
+        assert!(flatten_json(&[Some(newer.as_bytes())], None, &[], 0, 1 << 31, 1).is_err());
     }
 }

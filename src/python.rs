@@ -54,7 +54,11 @@ impl ArrowTable {
 }
 
 /// (leaves, items, members, next_item), or (None, position, reason) for the Python path.
-type Output = (Option<(ArrowTable, ArrowTable, ArrowTable)>, i64, String);
+type Output = (
+    Option<(ArrowTable, ArrowTable, ArrowTable, ArrowTable)>,
+    i64,
+    String,
+);
 
 fn output(result: Result<Columns, Fallback>, item_base: i64, ecan: bool) -> Output {
     match result {
@@ -96,7 +100,7 @@ fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
     RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).expect("columns of one length")
 }
 
-fn tables(c: Columns, ecan: bool) -> (ArrowTable, ArrowTable, ArrowTable) {
+fn tables(c: Columns, ecan: bool) -> (ArrowTable, ArrowTable, ArrowTable, ArrowTable) {
     let paths: Vec<Buffer> = c.paths.buffers.into_iter().map(Buffer::from_vec).collect();
     let texts: Vec<Buffer> = c.texts.buffers.into_iter().map(Buffer::from_vec).collect();
     let (empty_array, empty_object, empty) =
@@ -144,17 +148,25 @@ fn tables(c: Columns, ecan: bool) -> (ArrowTable, ArrowTable, ArrowTable) {
             Arc::new(BooleanArray::from(vec![false; n_members])),
         ),
     ]);
+    let meta = batch(vec![
+        ("doc", Arc::new(UInt32Array::from(c.meta_doc))),
+        ("name", Arc::new(UInt32Array::from(c.meta_name))),
+        ("text", views(c.meta_text, &texts, None)),
+    ]);
     (
         ArrowTable { batch: leaves },
         ArrowTable { batch: items },
         ArrowTable { batch: members },
+        ArrowTable { batch: meta },
     )
 }
 
-/// Flattens JSON texts (bytes, or None for no document), leaving out the root member `skip`,
-/// on `threads` threads without the GIL.
+/// Flattens JSON texts (bytes, or None for no document), leaving out the root member `skip`
+/// and the root members `meta` (metadata: the fourth table, doc, name index and text), on
+/// `threads` threads without the GIL.
 #[pyfunction]
-#[pyo3(signature = (texts, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1))]
+#[pyo3(signature = (texts, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
 fn flatten_json(
     py: Python<'_>,
     texts: &Bound<'_, PyList>,
@@ -163,13 +175,15 @@ fn flatten_json(
     empty_containers_are_null: bool,
     segment: usize,
     threads: usize,
+    meta: Vec<String>,
 ) -> PyResult<Output> {
     let held = held::<PyBytes>(texts)?;
     let slices: Vec<Option<&[u8]>> = as_slices(&held)
         .into_iter()
         .map(|t| t.map(without_bom))
         .collect();
-    let result = py.detach(|| flatten::flatten_json(&slices, skip, item_base, segment, threads));
+    let result =
+        py.detach(|| flatten::flatten_json(&slices, skip, &meta, item_base, segment, threads));
     Ok(output(result, item_base, empty_containers_are_null))
 }
 
@@ -178,7 +192,7 @@ fn flatten_json(
 /// both: no document). The files driver reads a batch's lines this way, with no Python object
 /// per line.
 #[pyfunction]
-#[pyo3(signature = (buffer, base, offsets, lengths, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1))]
+#[pyo3(signature = (buffer, base, offsets, lengths, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn flatten_spans(
     py: Python<'_>,
@@ -191,9 +205,11 @@ fn flatten_spans(
     empty_containers_are_null: bool,
     segment: usize,
     threads: usize,
+    meta: Vec<String>,
 ) -> PyResult<Output> {
     let slices = span_slices(buffer, base, &offsets, &lengths)?;
-    let result = py.detach(|| flatten::flatten_json(&slices, skip, item_base, segment, threads));
+    let result =
+        py.detach(|| flatten::flatten_json(&slices, skip, &meta, item_base, segment, threads));
     Ok(output(result, item_base, empty_containers_are_null))
 }
 

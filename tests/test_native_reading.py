@@ -252,3 +252,66 @@ def test_plain_table_batches_never_become_python_documents(monkeypatch):
     monkeypatch.setattr(ingest, "_parse_json", refused)
     run = evaluate(_table("gt", rows["gt"]), _table("aio", rows["aio"]), batch_size=9)
     _same_run(run, expected)
+
+
+# metadata values of every JSON scalar kind, as json.dumps writes them (escapes included)
+META_VALUES = ["GPT-4o  Mini", "ÉTÉ ü", 'quo"te\\n', "", 0, -0, 7, 12345678901234567890123,
+               0.1, 0.7, 2.0, -0.0, 1e16, 1.5e-7, 1e300, True, False, None]
+
+
+def test_metadata_is_read_natively_as_python_reads_it(tmp_path, monkeypatch):
+    """Metadata members (each scalar kind, null, absent; on either side) are read by the
+    kernel from the text, so their batches stay native; their columns equal the ones the
+    Python record path gives Python objects (str() of the value, the AIO record's before the
+    GT's), and they are not content."""
+    from jsoneval_polars import evaluate, ingest, stream
+    from jsoneval_polars.results import read_results
+
+    gt, aio = [], []
+    for i in range(90):
+        g = {"doc_id": f"d{i}", "x": i, "model": META_VALUES[i % len(META_VALUES)]}
+        a = {"doc_id": f"d{i}", "x": i % 5}
+        if i % 3 == 0:
+            a["model"] = META_VALUES[(i * 7) % len(META_VALUES)]
+        if i % 4 == 1:
+            del g["model"]
+        if i % 5 == 2:
+            (a if i % 2 else g)["run"] = f"r{i % 2}"
+        gt.append(g)
+        aio.append(a)
+    _lines(tmp_path / "gt.ndjson", gt)
+    _lines(tmp_path / "aio.ndjson", aio[::-1])
+    names = ["model", "run"]
+    objects = evaluate(gt, aio, metadata=names)  # Python objects: ingest.take_metadata
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a batch with metadata took the Python record path")
+
+    monkeypatch.setattr(ingest, "read_records_at", refused)
+    stream.score_files(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson", tmp_path / "out",
+                       metadata=names, batch_size=16, workers=1)
+    streamed = read_results(tmp_path / "out")
+    columns = ["doc_id", *names]
+    assert_frame_equal(streamed.documents.select(columns).sort("doc_id"),
+                       objects.documents.select(columns).sort("doc_id"))
+    assert set(streamed.fields["attribute"].to_list()) == {"x"}
+    values = dict(streamed.documents.select("doc_id", "model").rows())
+    assert (values["d0"], values["d1"], values["d12"], values["d15"]) == (
+        "GPT-4o  Mini", None, "1e+16", "True")
+    key = ["doc_id", "path"]
+    assert_frame_equal(streamed.fields.sort(key), objects.fields.sort(key))
+
+
+def test_metadata_holding_a_container_is_still_an_error_from_a_file(tmp_path):
+    """The kernel declines a metadata member holding an object or a list; the Python path
+    then reports it, naming file and line, as it does for Python objects."""
+    from jsoneval_polars import InputError, evaluate
+    from jsoneval_polars.stream import score_files
+
+    gt, aio = tmp_path / "gt.ndjson", tmp_path / "aio.ndjson"
+    _lines(gt, [{"doc_id": "a", "x": 1, "model": "m"}, {"doc_id": "b", "x": 1, "model": ["m"]}])
+    _lines(aio, [{"doc_id": "a", "x": 1}, {"doc_id": "b", "x": 1}])
+    for run in (lambda: evaluate(gt, aio, metadata=["model"]),
+                lambda: score_files(gt, aio, tmp_path / "out", metadata=["model"], workers=1)):
+        with pytest.raises(InputError, match=r"gt.ndjson, line 2: metadata 'model' holds a list"):
+            run()

@@ -1,6 +1,6 @@
 //! The parser entry points on arbitrary bytes: never a panic; a text the kernel takes is an
 //! object serde_json's own `Value` reads, and it gives the same rows wherever it stands in a
-//! batch; a text it declines is reported at its own position. Also: the id scan of the same
+//! batch (its metadata too); a text it declines is reported at its own position. Also: the id scan of the same
 //! bytes as an NDJSON range accounts for every line, and every double's canonical text reads
 //! back to the same double.
 #![no_main]
@@ -11,7 +11,15 @@ use jsoneval_native::scan::scan_lines;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    match flatten_json(&[Some(data), None, Some(data)], Some("id"), 0, 1 << 31, 2) {
+    let meta = ["m".to_string()];
+    match flatten_json(
+        &[Some(data), None, Some(data)],
+        Some("id"),
+        &meta,
+        0,
+        1 << 31,
+        2,
+    ) {
         Ok(c) => {
             assert!(matches!(
                 serde_json::from_slice::<serde_json::Value>(data),
@@ -19,6 +27,7 @@ fuzz_target!(|data: &[u8]| {
             ));
             assert_eq!(c.rows() % 2, 0);
             assert_eq!(c.drawn % 2, 0);
+            assert!(c.meta_doc.len() == 0 || c.meta_doc == [0, 2]);
         }
         Err(f) => assert_eq!(f.position, 0),
     }

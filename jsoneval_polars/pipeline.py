@@ -19,6 +19,7 @@ from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, needs_documents,
 from .counts import RunState, merge_states, run_state
 from .ingest import (
     Pairs,
+    check_metadata_names,
     is_ndjson,
     pair_inputs,
     plan_ndjson,
@@ -169,15 +170,17 @@ def evaluate(
     id_field = id_field or cfg.id_field
     # whole documents as JSON text (NDJSON lines, table cells) go from text to the leaves
     # table in batches; other inputs are read as Python objects first
-    plain = content_field is None and not metadata and not needs_documents(cfg, safety)
+    # (metadata members too, from NDJSON lines; a table's metadata may be columns of its own)
+    plain = content_field is None and not needs_documents(cfg, safety)
     reader = {"strict": strict, "empty_containers_are_null": cfg.empty_containers_are_null}
+    check_metadata_names(metadata, id_field)
     with collector_paused():
         if plain and is_ndjson(gt) and is_ndjson(aio):  # read as the files driver: ids first
             plan, rows, n_read = plan_ndjson(gt, aio, id_field, strict)
             read = functools.partial(read_pairs, files={"gt": gt, "aio": aio},
-                                     id_field=id_field, **reader)
-        elif plain and (texts := plan_tables(gt, aio, id_field=id_field,
-                                             json_column=json_column, strict=strict)):
+                                     id_field=id_field, metadata=metadata, **reader)
+        elif plain and not metadata and (texts := plan_tables(
+                gt, aio, id_field=id_field, json_column=json_column, strict=strict)):
             plan, rows, n_read = texts.plan, texts.errors, texts.n_read
             read = functools.partial(texts.read_pairs, **reader)
         else:

@@ -261,9 +261,9 @@ META_VALUES = ["GPT-4o  Mini", "ÉTÉ ü", 'quo"te\\n', "", 0, -0, 7, 1234567890
 
 def test_metadata_is_read_natively_as_python_reads_it(tmp_path, monkeypatch):
     """Metadata members (each scalar kind, null, absent; on either side) are read by the
-    kernel from the text, so their batches stay native; their columns equal the ones the
-    Python record path gives Python objects (str() of the value, the AIO record's before the
-    GT's), and they are not content."""
+    kernel from the text, so their batches stay native (in both drivers); their columns equal
+    the ones the Python record path gives Python objects (str() of the value, the AIO
+    record's before the GT's), and they are not content."""
     from jsoneval_polars import evaluate, ingest, stream
     from jsoneval_polars.results import read_results
 
@@ -300,6 +300,15 @@ def test_metadata_is_read_natively_as_python_reads_it(tmp_path, monkeypatch):
         "GPT-4o  Mini", None, "1e+16", "True")
     key = ["doc_id", "path"]
     assert_frame_equal(streamed.fields.sort(key), objects.fields.sort(key))
+    # evaluate() reads the same files the same way, never as Python documents
+    from jsoneval_polars import pipeline
+
+    monkeypatch.setattr(pipeline, "pair_inputs", refused)
+    from_files = evaluate(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson", metadata=names)
+    assert_frame_equal(from_files.documents.select(columns).sort("doc_id"),
+                       objects.documents.select(columns).sort("doc_id"))
+    assert_frame_equal(from_files.counts.sort("doc_id", "attribute"),
+                       objects.counts.sort("doc_id", "attribute"))
 
 
 def test_metadata_holding_a_container_is_still_an_error_from_a_file(tmp_path):

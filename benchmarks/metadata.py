@@ -1,0 +1,112 @@
+"""Metadata at the engine's speed (docs/DECISIONS.md 85): ``jsoneval score`` on the generated
+invoice pairs without metadata and with ``--by currency`` (currency is then a slice label, not
+a scored field), this tree beside an older revision, alternating, in one run.
+
+    python benchmarks/metadata.py [--n 100000] [--repeats 5] [--old REV]
+
+Each run is a ``python -m jsoneval_polars score`` process of its own, every table written as
+Parquet; its wall seconds, and its CPU seconds with its workers' (``wait4``). ``--old REV``
+checks REV out as a ``git worktree`` under /tmp and builds its extension there (cargo, about a
+minute the first time). The table gives medians, the ratio of this tree to the old one, and
+whether every run of a row had the same micro-F1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from run import ensure_data  # noqa: E402  (benchmarks/ is not a package)
+
+CONFIG = ROOT / "jsoneval_polars" / "sample" / "config.json"
+OPTIONS = {"no metadata": [], "--by currency": ["--by", "currency"]}
+
+
+def old_tree(rev: str) -> Path:
+    """A worktree of ``rev`` with its own extension built beside its package."""
+    path = Path("/tmp") / f"jsoneval_old_{rev.replace('/', '_')}"
+    if not path.exists():
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), rev],
+                       check=True, capture_output=True)
+    extension = path / "jsoneval_polars" / "_native.abi3.so"
+    if not extension.exists():
+        target = path / "target"
+        subprocess.run(["cargo", "build", "--quiet", "--release", "--features",
+                        "python pyo3/extension-module"], cwd=path, check=True,
+                       env={**os.environ, "CARGO_TARGET_DIR": str(target),
+                            "PYO3_PYTHON": sys.executable})
+        shutil.copy(target / "release" / "libjsoneval_native.so", extension)
+    return path
+
+
+def score(tree: Path | None, data: Path, options: list[str]) -> dict:
+    """One ``jsoneval score`` run: wall and CPU seconds, micro-F1."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jsoneval_polars", "score", "--gt", str(data / "gt.ndjson"),
+             "--aio", str(data / "aio.ndjson"), "--config", str(CONFIG), "--out", str(out),
+             "--quiet", *options],
+            env=env, cwd=tmp, stderr=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        stderr = proc.stderr.read()
+        proc.stderr.close()
+        if os.waitstatus_to_exitcode(status):
+            raise SystemExit(f"score failed ({' '.join(options) or 'no options'}): {stderr}")
+        summary = json.loads((out / "summary.json").read_text())
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+            "micro_f1": summary["micro_f1"]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--old", help="revision of the engine to run beside this one")
+    args = parser.parse_args()
+    data = ensure_data(args.n)
+    engines: dict[str, Path | None] = {"this": None}
+    if args.old:
+        engines[f"old {args.old}"] = old_tree(args.old)
+    runs: dict[tuple[str, str], list[dict]] = {}
+    for _ in range(args.repeats):  # alternating, so the machine's load falls on every row
+        for option, extra in OPTIONS.items():
+            for engine, tree in engines.items():
+                runs.setdefault((option, engine), []).append(score(tree, data, extra))
+    print(f"{args.n:,} pairs, {args.repeats} runs each (medians)\n")
+    print("| options | engine | wall s | CPU s | docs/s | wall ÷ old | CPU ÷ old | same micro-F1 |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for option in OPTIONS:
+        old = runs.get((option, f"old {args.old}")) if args.old else None
+        for engine in engines:
+            rows = runs[(option, engine)]
+            wall = statistics.median(r["wall"] for r in rows)
+            cpu = statistics.median(r["cpu"] for r in rows)
+            ratios = ["—", "—"]
+            if old is not None and engine == "this":
+                ratios = [f"{wall / statistics.median(r['wall'] for r in old):.2f}",
+                          f"{cpu / statistics.median(r['cpu'] for r in old):.2f}"]
+            same = len({r["micro_f1"] for r in rows + (old or [])}) == 1
+            print(f"| {option} | {engine} | {wall:.2f} | {cpu:.2f} | {args.n / wall:,.0f} | "
+                  f"{ratios[0]} | {ratios[1]} | {'yes' if same else 'no'} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -18,7 +18,7 @@ fn main() {
         .unwrap();
     for _ in 0..3 {
         let t = Instant::now();
-        let scanned = jsoneval_native::scan::scan_lines(&data, "doc_id");
+        let scanned = jsoneval_native::scan::scan_lines(&data, "doc_id", None);
         let scan = t.elapsed().as_secs_f64();
         println!(
             "scan: {} lines, {:.1} µs/line, {:.0} MB/s",
@@ -30,8 +30,17 @@ fn main() {
         let ok = jsoneval_native::flatten::parse_only(&lines);
         let parse = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let c = jsoneval_native::flatten::flatten_json(&lines, Some("doc_id"), &[], 0, 1 << 31, 1)
-            .unwrap();
+        let c = jsoneval_native::flatten::flatten_json(
+            &lines,
+            &jsoneval_native::flatten::Root {
+                id: Some("doc_id"),
+                ..Default::default()
+            },
+            0,
+            1 << 31,
+            1,
+        )
+        .unwrap();
         let all = t.elapsed().as_secs_f64();
         println!(
             "{ok} docs, {} rows: parse {:.1} µs/doc, parse+flatten {:.1} µs/doc",

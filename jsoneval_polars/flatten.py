@@ -392,6 +392,8 @@ def flatten_texts(
     *,
     skip: str | None = None,
     metadata: Sequence[str] = (),
+    content: str | None = None,
+    text_content: bool = False,
     empty_containers_are_null: bool = False,
     item_base: int = 0,
 ) -> Flattened | None:
@@ -400,11 +402,13 @@ def flatten_texts(
     (text it does not vouch for: the caller parses the batch and runs :func:`flatten`). The
     root members named in ``metadata`` are not content: their values are
     :attr:`Flattened.metadata` (a member holding an object or a list is declined, for the
-    Python path to report)."""
+    Python path to report). With ``content``, that root member is the document; a string in
+    it is read as JSON text when ``text_content`` (the AIO's raw model text, when the whole
+    text is one JSON object; any other text is declined for SPEC §8's extraction)."""
     if KERNEL != "native":
         return None
     options = (skip, item_base, empty_containers_are_null, _SEGMENT)
-    named = {"meta": list(metadata)}
+    named = {"meta": list(metadata), "content": content, "text_content": text_content}
     if isinstance(texts, TextSpans):
         tables, next_item, _ = _native.flatten_spans(
             texts.buffer, texts.base, texts.offsets, texts.lengths, *options, **named)

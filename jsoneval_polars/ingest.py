@@ -790,23 +790,27 @@ def read_records_at(
 def pairs_from_texts(
     plan: pl.DataFrame, texts: Mapping[str, list[bytes | None] | TextSpans], skip: str | None,
     empty_containers_are_null: bool, files: Mapping[str, str | None],
-    metadata: Sequence[str] = (),
+    metadata: Sequence[str] = (), fields: tuple[str | None, str | None] = (None, None),
 ) -> Pairs | None:
     """The pairs of a batch of paired JSON texts (``plan``: doc_id and per side its line,
     None where absent) flattened straight from their text, less the root member ``skip`` (an
     NDJSON record's id) and the root members named in ``metadata`` (their values become the
-    metadata columns); None when the native kernel declines a text (then the caller reads
-    the records as Python objects, which gives the errors and warnings, SPEC §9).
+    metadata columns); a side's content field in ``fields`` is its document instead (the
+    AIO's may hold the document as JSON text). None when the native kernel declines a text
+    (then the caller reads the records as Python objects, which gives the errors and
+    warnings, SPEC §9).
 
     Every line the kernel takes is a JSON object with no repeated key, no number beyond a
-    double and no metadata member holding a container: :func:`build_pairs` would find nothing
-    to report, so the table is its table."""
+    double and no metadata member holding a container, and its document is a JSON object (an
+    AIO text that is one whole, status ``json``): :func:`build_pairs` would find nothing to
+    report, so the table is its table."""
     options = {"skip": skip, "metadata": metadata,
                "empty_containers_are_null": empty_containers_are_null}
-    gt = flatten_texts(texts["gt"], **options)
+    gt = flatten_texts(texts["gt"], content=fields[0], **options)
     if gt is None:
         return None
-    aio = flatten_texts(texts["aio"], item_base=gt.next_item, **options)
+    aio = flatten_texts(texts["aio"], item_base=gt.next_item, content=fields[1],
+                        text_content=True, **options)
     if aio is None:
         return None
     present = {side: plan[f"{side}_line"].is_not_null() for side in ("gt", "aio")}
@@ -846,9 +850,9 @@ def scan_ndjson(
     """Records of one byte range of an NDJSON file (lines numbered from ``first_line``): line,
     offset, length, doc_id, has_id; plus error rows. The files driver's scan.
 
-    The native kernel reads the ids (``_native.scan_lines``); the lines it declines (and every
-    line when a content field holds the document) are read by :func:`ingest.iter_records`,
-    which writes their error rows."""
+    The native kernel reads the ids (``_native.scan_lines``); the lines it declines (with a
+    content field, also the records without that member) are read by
+    :func:`ingest.iter_records`, which writes their error rows."""
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(stop - start)
@@ -856,8 +860,9 @@ def scan_ndjson(
     schema = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
               "has_id": pl.Boolean}
     from .flatten import KERNEL, _native
-    if content_field is None and KERNEL == "native":
-        line, offset, length, doc_id, has_id, declined = _native.scan_lines(data, id_field)
+    if KERNEL == "native":
+        line, offset, length, doc_id, has_id, declined = _native.scan_lines(data, id_field,
+                                                                            content_field)
         native = pl.DataFrame([line, offset, length, doc_id, has_id], schema=schema)
     else:
         native, declined = pl.DataFrame(schema=schema), None
@@ -890,11 +895,12 @@ def read_pairs(
     kernel declines a line, the records are read as Python objects and paired by
     :func:`build_pairs`, which writes their error and warning rows (``Pairs.errors``)."""
     names = {s: str(p) for s, p in files.items()}
-    if native and fields == (None, None):
+    # a content field that is also the id or a metadata member: the Python path's own rules
+    if native and not {id_field, *metadata} & set(fields):
         texts = {side: read_spans(files[side], plan[f"{side}_offset"].to_list(),
                                   plan[f"{side}_length"].to_list()) for side in ("gt", "aio")}
         pairs = pairs_from_texts(plan, texts, id_field, empty_containers_are_null, names,
-                                 metadata)
+                                 metadata, fields)
         if pairs is not None:
             return pairs
     recs = {}
@@ -913,16 +919,18 @@ def read_pairs(
 
 
 def plan_ndjson(
-    gt: str | Path, aio: str | Path, id_field: str, strict: bool
+    gt: str | Path, aio: str | Path, id_field: str, strict: bool,
+    fields: tuple[str | None, str | None] = (None, None),
 ) -> tuple[pl.DataFrame, list[dict], dict[str, int]]:
     """The pair plan of two NDJSON files read whole in this process (:func:`scan_ndjson`, then
     :func:`pair_records`): its rows for :func:`read_pairs`, the error rows of reading and
     pairing, and the records read per side."""
     errors = ErrorRows(strict)
     tables, rows = {}, []
-    for side, path in (("gt", gt), ("aio", aio)):
+    for side, path, content_field in (("gt", gt, fields[0]), ("aio", aio, fields[1])):
         size = Path(path).stat().st_size
-        tables[side], side_rows = scan_ndjson(str(path), side, 0, size, 1, id_field, None, strict)
+        tables[side], side_rows = scan_ndjson(str(path), side, 0, size, 1, id_field,
+                                              content_field, strict)
         rows += side_rows
     n_read = {side: tables[side].height + sum(
         1 for e in rows if e["source"] == side and e["severity"] == "error") for side in tables}

@@ -170,16 +170,19 @@ def evaluate(
     id_field = id_field or cfg.id_field
     # whole documents as JSON text (NDJSON lines, table cells) go from text to the leaves
     # table in batches; other inputs are read as Python objects first
-    # (metadata members too, from NDJSON lines; a table's metadata may be columns of its own)
-    plain = content_field is None and not needs_documents(cfg, safety)
+    # (metadata and content members too, from NDJSON lines; a table's may be its own columns)
+    plain = not needs_documents(cfg, safety)
     reader = {"strict": strict, "empty_containers_are_null": cfg.empty_containers_are_null}
     check_metadata_names(metadata, id_field)
+    fields = (content_field if isinstance(content_field, tuple)
+              else (content_field, content_field))
     with collector_paused():
         if plain and is_ndjson(gt) and is_ndjson(aio):  # read as the files driver: ids first
-            plan, rows, n_read = plan_ndjson(gt, aio, id_field, strict)
+            plan, rows, n_read = plan_ndjson(gt, aio, id_field, strict, fields)
             read = functools.partial(read_pairs, files={"gt": gt, "aio": aio},
-                                     id_field=id_field, metadata=metadata, **reader)
-        elif plain and not metadata and (texts := plan_tables(
+                                     id_field=id_field, metadata=metadata, fields=fields,
+                                     **reader)
+        elif plain and content_field is None and not metadata and (texts := plan_tables(
                 gt, aio, id_field=id_field, json_column=json_column, strict=strict)):
             plan, rows, n_read = texts.plan, texts.errors, texts.n_read
             read = functools.partial(texts.read_pairs, **reader)

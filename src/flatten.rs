@@ -554,13 +554,27 @@ impl Walker<'_> {
     }
 }
 
+/// What a record's root holds besides its document (ingest._split_record): the id member, the
+/// metadata members, and the content member when one holds the document.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Root<'a> {
+    /// the id member, not content
+    pub id: Option<&'a str>,
+    /// metadata members, not content: read into the `meta_*` columns
+    pub meta: &'a [String],
+    /// the member holding the document (`--gt-field`/`--aio-field`); None: the whole record
+    pub content: Option<&'a str>,
+    /// a content member holding a string is JSON text to read (the AIO's raw model text, when
+    /// the whole text is a JSON object; SPEC §8's other cases are the Python path's)
+    pub text_content: bool,
+}
+
 /// Walks one document (`position` in the batch) into `out`; its root must be an object.
 fn walk_document(
     out: &mut Columns,
     position: usize,
     root: &Node,
-    skip: Option<&str>,
-    meta: &[String],
+    how: &Root,
 ) -> Result<(), ParseError> {
     let Node::Object(members) = root else {
         return Err(ParseError::Invalid("the root is not an object".into()));
@@ -569,20 +583,45 @@ fn walk_document(
         out,
         doc: position as u32,
     };
-    walker
-        .walk_dict(members, 0, -1, 0, skip, meta, false)
-        .map_err(|Undecided| {
-            ParseError::Invalid("left to Python: a lower case, or a container as metadata".into())
-        })
+    let undecided = |Undecided| {
+        ParseError::Invalid("left to Python: a lower case, or a container as metadata".into())
+    };
+    let Some(content) = how.content else {
+        return walker
+            .walk_dict(members, 0, -1, 0, how.id, how.meta, false)
+            .map_err(undecided);
+    };
+    for (k, value) in members {
+        if let Some(name) = how.meta.iter().position(|m| m == k) {
+            walker.metadata(name, value).map_err(undecided)?;
+        }
+    }
+    // the last member of that name, as Python's dict keeps (a repeated key was declined anyway)
+    let document = members.iter().rev().find(|(k, _)| k == content);
+    match document.map(|(_, value)| value) {
+        Some(Node::Object(inner)) => walker.walk_dict(inner, 0, -1, 0, None, &[], false),
+        Some(Node::Str(text)) if how.text_content => match parse(text.as_bytes()) {
+            Ok(Node::Object(inner)) => walker.walk_dict(&inner, 0, -1, 0, None, &[], false),
+            _ => {
+                return Err(ParseError::Invalid(
+                    "raw model text: the Python path".into(),
+                ))
+            }
+        },
+        _ => {
+            return Err(ParseError::Invalid(
+                "no content object: the Python path".into(),
+            ))
+        }
+    }
+    .map_err(undecided)
 }
 
-/// Flattens documents given as JSON texts (None: no document at that position), leaving out
-/// the root member `skip` (the id field), and the root members `meta` (metadata, read into the
-/// `meta_*` columns), on `threads` threads.
+/// Flattens documents given as JSON texts (None: no document at that position), each record's
+/// root read as `how` says, on `threads` threads.
 pub fn flatten_json(
     texts: &[Option<&[u8]>],
-    skip: Option<&str>,
-    meta: &[String],
+    how: &Root,
     item_base: i64,
     segment: usize,
     threads: usize,
@@ -591,7 +630,7 @@ pub fn flatten_json(
     let rows = |chunk: &[Option<&[u8]>]| chunk.iter().flatten().map(|t| t.len() / 24).sum();
     let walk = |out: &mut Columns, position: usize, text: &&[u8]| {
         let node = parse(text)?;
-        walk_document(out, position, &node, skip, meta)
+        walk_document(out, position, &node, how)
     };
     flatten_each(texts, item_base, segment, threads, rows, walk)
 }
@@ -605,7 +644,7 @@ pub fn flatten_nodes(
 ) -> Result<Columns, Fallback> {
     let rows = |chunk: &[Option<Node>]| chunk.iter().flatten().map(scalars).sum();
     let walk = |out: &mut Columns, position: usize, node: &Node| {
-        walk_document(out, position, node, None, &[])
+        walk_document(out, position, node, &Root::default())
     };
     flatten_each(docs, item_base, segment, threads, rows, walk)
 }
@@ -728,6 +767,13 @@ fn renumber(c: &mut Columns, base: i64) {
 mod tests {
     use super::*;
 
+    const ID: Root = Root {
+        id: Some("id"),
+        meta: &[],
+        content: None,
+        text_content: false,
+    };
+
     fn text_of(c: &Columns, view: u128, texts: bool) -> String {
         let len = view as u32 as usize;
         let raw = view.to_le_bytes();
@@ -743,7 +789,7 @@ mod tests {
     #[test]
     fn leaves_items_and_members() {
         let doc = br#"{"id": 7, "Name": "  Big   ACME ", "lines": [{"description": "A long description", "tags": {"x": 1}}, {}], "n": null, "xs": [1, "B"], "empty": []}"#;
-        let c = flatten_json(&[None, Some(&doc[..])], Some("id"), &[], 10, 1 << 31, 1).unwrap();
+        let c = flatten_json(&[None, Some(&doc[..])], &ID, 10, 1 << 31, 1).unwrap();
         let suffixes: Vec<String> = c.suffix.iter().map(|v| text_of(&c, *v, false)).collect();
         assert_eq!(
             suffixes,
@@ -791,7 +837,18 @@ mod tests {
         ];
         let texts: Vec<Option<&[u8]>> = docs.iter().map(|d| Some(*d)).collect();
         let meta: Vec<String> = ["model", "t", "n", "ok"].map(String::from).to_vec();
-        let c = flatten_json(&texts, Some("id"), &meta, 0, 1 << 31, 2).unwrap();
+        let c = flatten_json(
+            &texts,
+            &Root {
+                id: Some("id"),
+                meta: &meta,
+                ..Root::default()
+            },
+            0,
+            1 << 31,
+            2,
+        )
+        .unwrap();
         let suffixes: Vec<String> = c.suffix.iter().map(|v| text_of(&c, *v, false)).collect();
         assert_eq!(suffixes, ["a"]); // metadata is not content
         let rows: Vec<(u32, u32, String)> = (0..c.meta_doc.len())
@@ -821,15 +878,68 @@ mod tests {
         assert_eq!(rows, want);
         // a container is content, not a label: the Python path reports it
         let listed: [Option<&[u8]>; 1] = [Some(br#"{"model": ["a"]}"#)];
-        assert!(flatten_json(&listed, None, &meta, 0, 1 << 31, 1).is_err());
+        assert!(flatten_json(
+            &listed,
+            &Root {
+                meta: &meta,
+                ..Root::default()
+            },
+            0,
+            1 << 31,
+            1
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn a_content_member_is_the_document() {
+        let meta = vec!["model".to_string()];
+        let how = Root {
+            id: Some("id"),
+            meta: &meta,
+            content: Some("out"),
+            text_content: true,
+        };
+        let docs: [&[u8]; 4] = [
+            br#"{"id": 1, "model": "m", "x": 9, "out": {"a": 1, "model": "kept"}}"#,
+            br#"{"out": "  {\"a\": 2}\n", "id": 2}"#,
+            br#"{"id": 3, "out": {}}"#,
+            br#"{"out": {"id": "content"}}"#,
+        ];
+        let texts: Vec<Option<&[u8]>> = docs.iter().map(|d| Some(*d)).collect();
+        let c = flatten_json(&texts, &how, 0, 1 << 31, 2).unwrap();
+        let suffixes: Vec<String> = c.suffix.iter().map(|v| text_of(&c, *v, false)).collect();
+        assert_eq!(suffixes, ["a", "model", "a", "id"]); // members outside the content: not
+        assert_eq!(c.doc, [0, 0, 1, 3]);
+        assert_eq!(
+            (c.meta_doc.as_slice(), c.meta_name.as_slice()),
+            (&[0][..], &[0][..])
+        );
+        // the Python path's: no such member, text that is no JSON object, other kinds; the GT's
+        // text (not read as JSON text)
+        for declined in [
+            &br#"{"id": 1}"#[..],
+            br#"{"out": "Sure: {"a": 1}"}"#,
+            br#"{"out": "[1]"}"#,
+            br#"{"out": [{"a": 1}]}"#,
+            br#"{"out": null}"#,
+        ] {
+            assert!(flatten_json(&[Some(declined)], &how, 0, 1 << 31, 1).is_err());
+        }
+        let gt = Root {
+            text_content: false,
+            ..how
+        };
+        assert!(flatten_json(&[Some(docs[1])], &gt, 0, 1 << 31, 1).is_err());
+        assert!(flatten_json(&[Some(docs[0])], &gt, 0, 1 << 31, 1).is_ok());
     }
 
     #[test]
     fn chunks_renumber_items_and_rebase_buffers() {
         let doc = br#"{"a_long_list_name": [{"a_long_member_name": "a long text value here"}]}"#;
         let texts: Vec<Option<&[u8]>> = (0..CHUNK_DOCS * 3 + 5).map(|_| Some(&doc[..])).collect();
-        let c = flatten_json(&texts, None, &[], 0, 64, 3).unwrap();
-        let serial = flatten_json(&texts, None, &[], 0, 64, 1).unwrap();
+        let c = flatten_json(&texts, &Root::default(), 0, 64, 3).unwrap();
+        let serial = flatten_json(&texts, &Root::default(), 0, 64, 1).unwrap();
         assert_eq!((serial.rows(), serial.drawn), (c.rows(), c.drawn));
         assert_eq!(c.rows(), texts.len());
         assert_eq!(c.drawn, texts.len() as i64);
@@ -844,11 +954,11 @@ mod tests {
     #[test]
     fn undecided_documents_go_back() {
         let texts: Vec<Option<&[u8]>> = vec![Some(b"{}"), Some(b"[1]"), Some(br#"{"a":1,"a":2}"#)];
-        let err = flatten_json(&texts, None, &[], 0, 1 << 31, 1).unwrap_err();
+        let err = flatten_json(&texts, &Root::default(), 0, 1 << 31, 1).unwrap_err();
         assert_eq!(err.position, 1);
-        let err = flatten_json(&texts[2..], None, &[], 0, 1 << 31, 2).unwrap_err();
+        let err = flatten_json(&texts[2..], &Root::default(), 0, 1 << 31, 2).unwrap_err();
         assert_eq!(err.reason, ParseError::RepeatedKey);
         let newer = "{\"a\": \"\u{A7CB}\"}";
-        assert!(flatten_json(&[Some(newer.as_bytes())], None, &[], 0, 1 << 31, 1).is_err());
+        assert!(flatten_json(&[Some(newer.as_bytes())], &Root::default(), 0, 1 << 31, 1).is_err());
     }
 }

@@ -162,10 +162,11 @@ fn tables(c: Columns, ecan: bool) -> (ArrowTable, ArrowTable, ArrowTable, ArrowT
 }
 
 /// Flattens JSON texts (bytes, or None for no document), leaving out the root member `skip`
-/// and the root members `meta` (metadata: the fourth table, doc, name index and text), on
-/// `threads` threads without the GIL.
+/// and the root members `meta` (metadata: the fourth table, doc, name index and text); with a
+/// `content` member, that member is the document (a string in it is read as JSON text when
+/// `text_content`); on `threads` threads without the GIL.
 #[pyfunction]
-#[pyo3(signature = (texts, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new()))]
+#[pyo3(signature = (texts, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new(), content=None, text_content=false))]
 #[allow(clippy::too_many_arguments)]
 fn flatten_json(
     py: Python<'_>,
@@ -176,14 +177,21 @@ fn flatten_json(
     segment: usize,
     threads: usize,
     meta: Vec<String>,
+    content: Option<&str>,
+    text_content: bool,
 ) -> PyResult<Output> {
     let held = held::<PyBytes>(texts)?;
     let slices: Vec<Option<&[u8]>> = as_slices(&held)
         .into_iter()
         .map(|t| t.map(without_bom))
         .collect();
-    let result =
-        py.detach(|| flatten::flatten_json(&slices, skip, &meta, item_base, segment, threads));
+    let how = flatten::Root {
+        id: skip,
+        meta: &meta,
+        content,
+        text_content,
+    };
+    let result = py.detach(|| flatten::flatten_json(&slices, &how, item_base, segment, threads));
     Ok(output(result, item_base, empty_containers_are_null))
 }
 
@@ -192,7 +200,7 @@ fn flatten_json(
 /// both: no document). The files driver reads a batch's lines this way, with no Python object
 /// per line.
 #[pyfunction]
-#[pyo3(signature = (buffer, base, offsets, lengths, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new()))]
+#[pyo3(signature = (buffer, base, offsets, lengths, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new(), content=None, text_content=false))]
 #[allow(clippy::too_many_arguments)]
 fn flatten_spans(
     py: Python<'_>,
@@ -206,10 +214,17 @@ fn flatten_spans(
     segment: usize,
     threads: usize,
     meta: Vec<String>,
+    content: Option<&str>,
+    text_content: bool,
 ) -> PyResult<Output> {
     let slices = span_slices(buffer, base, &offsets, &lengths)?;
-    let result =
-        py.detach(|| flatten::flatten_json(&slices, skip, &meta, item_base, segment, threads));
+    let how = flatten::Root {
+        id: skip,
+        meta: &meta,
+        content,
+        text_content,
+    };
+    let result = py.detach(|| flatten::flatten_json(&slices, &how, item_base, segment, threads));
     Ok(output(result, item_base, empty_containers_are_null))
 }
 
@@ -388,13 +403,16 @@ fn value_node<'a>(v: &Bound<'_, PyAny>, depth: usize) -> Option<Node<'a>> {
 }
 
 /// The ids of the NDJSON lines in `data`: (line, offset, length, doc_id, has_id) of each
-/// record, by line index from 0 within `data`, and the indices of the lines for the Python path.
+/// record, by line index from 0 within `data`, and the indices of the lines for the Python path
+/// (with a `content` member, also the records without one).
 #[pyfunction]
+#[pyo3(signature = (data, id_field, content=None))]
 #[allow(clippy::type_complexity)]
 fn scan_lines(
     py: Python<'_>,
     data: &Bound<'_, PyBytes>,
     id_field: &str,
+    content: Option<&str>,
 ) -> (
     Vec<i64>,
     Vec<i64>,
@@ -404,7 +422,7 @@ fn scan_lines(
     Vec<i64>,
 ) {
     let bytes = data.as_bytes();
-    let s = py.detach(|| scan(bytes, id_field));
+    let s = py.detach(|| scan(bytes, id_field, content));
     (s.line, s.offset, s.length, s.doc_id, s.has_id, s.fallback)
 }
 

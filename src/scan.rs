@@ -42,7 +42,7 @@ fn is_blank(line: &[u8]) -> bool {
         .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
 }
 
-fn read_line(raw: &[u8], id_field: &str) -> Line {
+fn read_line(raw: &[u8], id_field: &str, content: Option<&str>) -> Line {
     if is_blank(raw) {
         return Line::Blank;
     }
@@ -51,7 +51,7 @@ fn read_line(raw: &[u8], id_field: &str) -> Line {
         return Line::Fallback;
     };
     let mut de = serde_json::Deserializer::from_str(text);
-    let id = match (RecordId { id_field }).deserialize(&mut de) {
+    let id = match (RecordId { id_field, content }).deserialize(&mut de) {
         Ok(id) if de.end().is_ok() => id,
         _ => return Line::Fallback,
     };
@@ -138,12 +138,14 @@ enum Id {
     Absent,
     /// a string, or an integer's decimal text (`str(int)` in Python)
     Found(String),
-    /// not an object, an id that is neither a string nor an integer, or the id twice
+    /// not an object, an id that is neither a string nor an integer, the id twice, or no
+    /// member `content` (when the document is one)
     Other,
 }
 
 struct RecordId<'a> {
     id_field: &'a str,
+    content: Option<&'a str>,
 }
 
 impl<'de> DeserializeSeed<'de> for RecordId<'_> {
@@ -177,12 +179,14 @@ impl<'de> Visitor<'de> for RecordId<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Id, A::Error> {
         let mut id = Id::Absent;
         let mut first = true;
+        let mut has_content = self.content.is_none();
         while let Some(CowStr(key)) = map.next_key::<CowStr<'de>>()? {
             if first && key == "$serde_json::private::Number" {
                 map.next_value_seed(Skip)?; // a number root (arbitrary_precision)
                 return Ok(Id::Other);
             }
             first = false;
+            has_content |= Some(&*key) == self.content;
             if key != self.id_field {
                 map.next_value_seed(Skip)?;
                 continue;
@@ -203,12 +207,13 @@ impl<'de> Visitor<'de> for RecordId<'_> {
                 _ => Id::Other,
             };
         }
-        Ok(id)
+        Ok(if has_content { id } else { Id::Other })
     }
 }
 
-/// Reads every line of `data` (split at `\n`, as `bytes.split(b"\n")` does).
-pub fn scan_lines(data: &[u8], id_field: &str) -> Scanned {
+/// Reads every line of `data` (split at `\n`, as `bytes.split(b"\n")` does); with a `content`
+/// member, a record without one is left to the Python path (its error row).
+pub fn scan_lines(data: &[u8], id_field: &str, content: Option<&str>) -> Scanned {
     let mut starts = vec![0usize];
     starts.extend(memchr_newlines(data).map(|i| i + 1));
     let bounds: Vec<(usize, usize)> = starts
@@ -222,7 +227,7 @@ pub fn scan_lines(data: &[u8], id_field: &str) -> Scanned {
     let lines: Vec<Line> = bounds
         .par_iter()
         .with_min_len(256)
-        .map(|&(s, e)| read_line(&data[s..e], id_field))
+        .map(|&(s, e)| read_line(&data[s..e], id_field, content))
         .collect();
     let mut out = Scanned::default();
     for (i, (line, (s, e))) in lines.into_iter().zip(bounds).enumerate() {
@@ -255,7 +260,7 @@ mod tests {
     #[test]
     fn ids_offsets_and_fallbacks() {
         let data = b"{\"id\": \"a\", \"x\": 1}\n\n  \r\n{\"id\": 12}\r\n{\"x\": 2}\n{\"id\": 1.5}\n[1]\n{bad\n\xef\xbb\xbf{\"id\": -0}";
-        let s = scan_lines(data, "id");
+        let s = scan_lines(data, "id", None);
         assert_eq!(s.line, [0, 3, 4, 8]);
         assert_eq!(
             s.doc_id,
@@ -271,13 +276,23 @@ mod tests {
             "[".repeat(200),
             "]".repeat(200)
         );
-        assert_eq!(scan_lines(deep.as_bytes(), "id").fallback, [0]);
+        assert_eq!(scan_lines(deep.as_bytes(), "id", None).fallback, [0]);
         let ok = format!(
             "{{\"id\": 1, \"v\": {}{}}}",
             "[".repeat(100),
             "]".repeat(100)
         );
-        assert_eq!(scan_lines(ok.as_bytes(), "id").line, [0]);
+        assert_eq!(scan_lines(ok.as_bytes(), "id", None).line, [0]);
+    }
+
+    #[test]
+    fn a_record_without_its_content_member_is_the_python_paths() {
+        let data = b"{\"id\": 1, \"out\": {\"a\": 1}}\n{\"id\": 2}\n{\"out\": \"text\", \"id\": 3}";
+        let s = scan_lines(data, "id", Some("out"));
+        assert_eq!(s.line, [0, 2]);
+        assert_eq!(s.doc_id, [Some("1".into()), Some("3".into())]);
+        assert_eq!(s.fallback, [1]);
+        assert_eq!(scan_lines(data, "id", None).fallback, Vec::<i64>::new());
     }
 
     #[test]

@@ -324,3 +324,72 @@ def test_metadata_holding_a_container_is_still_an_error_from_a_file(tmp_path):
                 lambda: score_files(gt, aio, tmp_path / "out", metadata=["model"], workers=1)):
         with pytest.raises(InputError, match=r"gt.ndjson, line 2: metadata 'model' holds a list"):
             run()
+
+
+def _content_records(hostile: bool) -> tuple[list[dict], list[dict]]:
+    """Records whose document is the member ``doc`` (GT) or ``out`` (AIO): objects, and AIO
+    JSON text that is one whole object; with ``hostile``, what the Python path decides too."""
+    gt, aio = [], []
+    for i in range(60):
+        document = {"name": f"Item {i}", "n": i / 4, "items": [{"a": i}, {"a": -i}]}
+        gt.append({"doc_id": f"d{i}", "model": f"m{i % 3}", "doc": document})
+        answer = {**document, "name": document["name"].upper()}
+        out = json.dumps(answer) if i % 2 else answer
+        aio.append({"doc_id": f"d{i}", "out": f"  {out}\n" if i % 4 == 1 else out})
+    if hostile:
+        aio[3]["out"] = 'Sure!\n```json\n{"name": "ITEM 3"}\n```'  # code_block
+        aio[5]["out"] = 'The answer is {"name": "Item 5", "n": 1.25}.'  # embedded
+        aio[7]["out"] = "[1, 2]"  # no object: invalid
+        aio[9]["out"] = '{"name": "x", "n": NaN}'  # json, with its note
+        aio[11]["out"] = 42  # not an object: scored as {}
+        del aio[13]["out"]  # no content member: an error row
+        aio[15]["out"] = '{"name": "a", "name": "b"}'  # a repeated key in the text
+        aio[17]["out"] = "\u00a0{\"name\": \"Item 17\"}"  # Python's strip() takes the NBSP
+        aio[19]["out"] = [{"name": "Item 19"}]  # a list: the "$" root
+        gt[21]["doc"] = "not an object"  # a GT error row, its AIO left out
+        del gt[23]["doc"]
+        gt[25]["doc"] = {"name": "x", "name": "y"}  # json.dumps keeps one: a plain record
+        aio[27]["out"] = {"n": 12345678901234567890123}  # beyond 64 bits: exact
+        gt[29]["doc"] = '{"name": "Item 29"}'  # JSON text on the GT side: still an error
+    return gt, aio
+
+
+@pytest.mark.parametrize("hostile", [False, True])
+def test_content_fields_are_read_natively_as_python_reads_them(tmp_path, monkeypatch,
+                                                               hostile):
+    """The document in a member (``--gt-field``/``--aio-field``), an object or, on the AIO
+    side, JSON text that is one whole object, is read from the text by the kernel: the tables
+    equal those of the same records as Python objects; plain batches never become Python
+    documents; any other record (raw text needing extraction, no member, other kinds) sends
+    its batch to the Python path, with the same rows."""
+    from jsoneval_polars import evaluate, ingest, pipeline, stream
+    from jsoneval_polars.results import read_results
+
+    gt, aio = _content_records(hostile)
+    _lines(tmp_path / "gt.ndjson", gt)
+    _lines(tmp_path / "aio.ndjson", aio[::-1])
+    options = {"content_field": ("doc", "out"), "metadata": ["model"]}
+    objects = evaluate(gt, aio, **options)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a plain batch took the Python record path")
+
+    if not hostile:
+        monkeypatch.setattr(ingest, "read_records_at", refused)
+        monkeypatch.setattr(pipeline, "pair_inputs", refused)
+    stream.score_files(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson", tmp_path / "out",
+                       batch_size=8, workers=1, **options)
+    runs = [read_results(tmp_path / "out"),
+            evaluate(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson", batch_size=8, **options)]
+    errors = ["source", "doc_id", "severity", "error"]
+    for run in runs:
+        for name, key in (("documents", ["doc_id"]), ("fields", ["doc_id", "path"]),
+                          ("alignments", ["doc_id", "list_path", "gt_index"]),
+                          ("attributes", ["attribute"])):
+            assert_frame_equal(getattr(run, name).sort(key), getattr(objects, name).sort(key),
+                               check_row_order=False)
+        assert_frame_equal(run.errors.select(errors).sort(errors),
+                           objects.errors.select(errors).sort(errors))
+    statuses = set(objects.documents["aio_parse_status"].to_list())
+    assert statuses == ({"json", "code_block", "embedded", "invalid", "missing"} if hostile
+                        else {"json"})

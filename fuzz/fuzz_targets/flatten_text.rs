@@ -1,25 +1,24 @@
 //! The parser entry points on arbitrary bytes: never a panic; a text the kernel takes is an
-//! object serde_json's own `Value` reads, and it gives the same rows wherever it stands in a
-//! batch (its metadata too); a text it declines is reported at its own position. Also: the id scan of the same
-//! bytes as an NDJSON range accounts for every line, and every double's canonical text reads
-//! back to the same double.
+//! object serde_json's own `Value` reads, and it gives the same rows (its metadata too)
+//! wherever it stands in a batch; a text it declines is reported at its own position; the
+//! document read from a member (or from JSON text in it) is taken or declined. Also: the id
+//! scan of the same bytes as an NDJSON range accounts for every line, and every double's
+//! canonical text reads back to the same double.
 #![no_main]
 
 use jsoneval_native::canonical::float_repr;
-use jsoneval_native::flatten::flatten_json;
+use jsoneval_native::flatten::{flatten_json, Root};
 use jsoneval_native::scan::scan_lines;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let meta = ["m".to_string()];
-    match flatten_json(
-        &[Some(data), None, Some(data)],
-        Some("id"),
-        &meta,
-        0,
-        1 << 31,
-        2,
-    ) {
+    let how = Root {
+        id: Some("id"),
+        meta: &meta,
+        ..Root::default()
+    };
+    match flatten_json(&[Some(data), None, Some(data)], &how, 0, 1 << 31, 2) {
         Ok(c) => {
             assert!(matches!(
                 serde_json::from_slice::<serde_json::Value>(data),
@@ -31,8 +30,18 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(f) => assert_eq!(f.position, 0),
     }
+    // the document in a member, maybe as JSON text inside a string: taken or declined, no panic
+    let inner = Root {
+        id: Some("id"),
+        content: Some("c"),
+        text_content: true,
+        ..Root::default()
+    };
+    if let Ok(c) = flatten_json(&[Some(data)], &inner, 0, 1 << 31, 1) {
+        assert!(c.doc.iter().all(|d| *d == 0));
+    }
 
-    let scanned = scan_lines(data, "id");
+    let scanned = scan_lines(data, "id", None);
     let lines = data.split(|b| *b == b'\n').count();
     assert!(scanned.line.len() + scanned.fallback.len() <= lines);
 

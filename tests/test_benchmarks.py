@@ -47,3 +47,12 @@ def test_flatten_kernels_benchmark_runs(data):
 def test_write_parts_benchmark_runs_and_the_part_reads_back(data):
     out = _run("write_parts.py", "--data", str(data), "--n", "300", "--repeats", "1")
     assert "reads back as the strings: True" in out
+
+
+def test_options_benchmark_runs_and_documents_in_members_score_the_same(data):
+    out = _run("options.py", "--data", str(data), "--n", "300", "--repeats", "1")
+    rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| ")]
+    f1 = {r[0].strip(): r[7].strip() for r in rows[1:]}
+    assert set(f1) == {"plain", "--by currency", "--gt-field/--aio-field"}
+    assert f1["plain"] == f1["--gt-field/--aio-field"]
+    assert all(r[8].strip() == "yes" for r in rows[1:])

@@ -1,14 +1,17 @@
-"""Metadata at the engine's speed (docs/DECISIONS.md 85): ``jsoneval score`` on the generated
-invoice pairs without metadata and with ``--by currency`` (currency is then a slice label, not
-a scored field), this tree beside an older revision, alternating, in one run.
+"""Record options at the engine's speed (docs/DECISIONS.md 85, 86): ``jsoneval score`` on the
+generated invoice pairs as they are, with ``--by currency`` (currency is then a slice label,
+not a scored field), and with each document in a member (``--gt-field doc --aio-field out``,
+the AIO's as JSON text in a string, as a model's answer is stored), this tree beside an older
+revision, alternating, in one run.
 
-    python benchmarks/metadata.py [--n 100000] [--repeats 5] [--old REV]
+    python benchmarks/options.py [--n 100000] [--data DIR] [--repeats 5] [--old REV]
 
 Each run is a ``python -m jsoneval_polars score`` process of its own, every table written as
 Parquet; its wall seconds, and its CPU seconds with its workers' (``wait4``). ``--old REV``
 checks REV out as a ``git worktree`` under /tmp and builds its extension there (cargo, about a
-minute the first time). The table gives medians, the ratio of this tree to the old one, and
-whether every run of a row had the same micro-F1.
+minute the first time). The table gives medians, the ratio of this tree to the old one, the
+micro-F1 (the same documents in members score as the plain ones) and whether every run of a
+row had it.
 """
 
 from __future__ import annotations
@@ -30,7 +33,31 @@ sys.path.insert(0, str(HERE))
 from run import ensure_data  # noqa: E402  (benchmarks/ is not a package)
 
 CONFIG = ROOT / "jsoneval_polars" / "sample" / "config.json"
-OPTIONS = {"no metadata": [], "--by currency": ["--by", "currency"]}
+#: option rows: (data variant, command-line options)
+OPTIONS = {
+    "plain": ("plain", []),
+    "--by currency": ("plain", ["--by", "currency"]),
+    "--gt-field/--aio-field": ("members", ["--gt-field", "doc", "--aio-field", "out"]),
+}
+
+
+def members_data(plain: Path) -> Path:
+    """The pairs with each document in a member: GT ``{"doc_id", "doc": {...}}``, AIO
+    ``{"doc_id", "out": "<the document as JSON text>"}`` (made once, beside the plain data)."""
+    import orjson
+
+    out = plain.parent / f"{plain.name}-members"
+    if (out / "aio.ndjson").is_file():
+        return out
+    out.mkdir(exist_ok=True)
+    for side, member, as_text in (("gt", "doc", False), ("aio", "out", True)):
+        with open(plain / f"{side}.ndjson", "rb") as src, open(out / f"{side}.ndjson", "wb") as dst:
+            for line in src:
+                record = orjson.loads(line)
+                doc_id = record.pop("doc_id")
+                document = orjson.dumps(record).decode() if as_text else record
+                dst.write(orjson.dumps({"doc_id": doc_id, member: document}) + b"\n")
+    return out
 
 
 def old_tree(rev: str) -> Path:
@@ -77,21 +104,24 @@ def score(tree: Path | None, data: Path, options: list[str]) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--data", type=Path, help="generated pairs (default: benchmarks/data/N)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--old", help="revision of the engine to run beside this one")
     args = parser.parse_args()
-    data = ensure_data(args.n)
+    plain = args.data or ensure_data(args.n)
+    data = {"plain": plain, "members": members_data(plain)}
     engines: dict[str, Path | None] = {"this": None}
     if args.old:
         engines[f"old {args.old}"] = old_tree(args.old)
     runs: dict[tuple[str, str], list[dict]] = {}
     for _ in range(args.repeats):  # alternating, so the machine's load falls on every row
-        for option, extra in OPTIONS.items():
+        for option, (variant, extra) in OPTIONS.items():
             for engine, tree in engines.items():
-                runs.setdefault((option, engine), []).append(score(tree, data, extra))
+                runs.setdefault((option, engine), []).append(score(tree, data[variant], extra))
     print(f"{args.n:,} pairs, {args.repeats} runs each (medians)\n")
-    print("| options | engine | wall s | CPU s | docs/s | wall ÷ old | CPU ÷ old | same micro-F1 |")
-    print("|---|---|---:|---:|---:|---:|---:|---|")
+    print("| options | engine | wall s | CPU s | docs/s | wall ÷ old | CPU ÷ old | micro-F1 | "
+          "same in every run |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for option in OPTIONS:
         old = runs.get((option, f"old {args.old}")) if args.old else None
         for engine in engines:
@@ -104,7 +134,8 @@ def main() -> int:
                           f"{cpu / statistics.median(r['cpu'] for r in old):.2f}"]
             same = len({r["micro_f1"] for r in rows + (old or [])}) == 1
             print(f"| {option} | {engine} | {wall:.2f} | {cpu:.2f} | {args.n / wall:,.0f} | "
-                  f"{ratios[0]} | {ratios[1]} | {'yes' if same else 'no'} |")
+                  f"{ratios[0]} | {ratios[1]} | {rows[0]['micro_f1']:.6f} | "
+                  f"{'yes' if same else 'no'} |")
     return 0
 
 

@@ -1,8 +1,9 @@
 """Record options at the engine's speed (docs/DECISIONS.md 85, 86): ``jsoneval score`` on the
 generated invoice pairs as they are, with ``--by currency`` (currency is then a slice label,
-not a scored field), and with each document in a member (``--gt-field doc --aio-field out``,
-the AIO's as JSON text in a string, as a model's answer is stored), this tree beside an older
-revision, alternating, in one run.
+not a scored field), with each document in a member (``--gt-field doc --aio-field out``, the
+AIO's as JSON text in a string, as a model's answer is stored), and the same with one answer in
+five in a fenced code block (which needs SPEC §8's extraction, the Python path's, DECISIONS
+87), this tree beside an older revision, alternating, in one run.
 
     python benchmarks/options.py [--n 100000] [--data DIR] [--repeats 5] [--old REV]
 
@@ -38,24 +39,28 @@ OPTIONS = {
     "plain": ("plain", []),
     "--by currency": ("plain", ["--by", "currency"]),
     "--gt-field/--aio-field": ("members", ["--gt-field", "doc", "--aio-field", "out"]),
+    "the same, 1 in 5 fenced": ("fenced", ["--gt-field", "doc", "--aio-field", "out"]),
 }
 
 
-def members_data(plain: Path) -> Path:
+def members_data(plain: Path, fenced: int = 0) -> Path:
     """The pairs with each document in a member: GT ``{"doc_id", "doc": {...}}``, AIO
-    ``{"doc_id", "out": "<the document as JSON text>"}`` (made once, beside the plain data)."""
+    ``{"doc_id", "out": "<the document as JSON text>"}``, every ``fenced``-th answer (0: none)
+    in a fenced code block after a sentence (made once, beside the plain data)."""
     import orjson
 
-    out = plain.parent / f"{plain.name}-members"
+    out = plain.parent / f"{plain.name}-members{f'-fenced{fenced}' if fenced else ''}"
     if (out / "aio.ndjson").is_file():
         return out
     out.mkdir(exist_ok=True)
     for side, member, as_text in (("gt", "doc", False), ("aio", "out", True)):
         with open(plain / f"{side}.ndjson", "rb") as src, open(out / f"{side}.ndjson", "wb") as dst:
-            for line in src:
+            for i, line in enumerate(src):
                 record = orjson.loads(line)
                 doc_id = record.pop("doc_id")
                 document = orjson.dumps(record).decode() if as_text else record
+                if as_text and fenced and i % fenced == 0:
+                    document = f"Here is the invoice:\n```json\n{document}\n```"
                 dst.write(orjson.dumps({"doc_id": doc_id, member: document}) + b"\n")
     return out
 
@@ -109,7 +114,8 @@ def main() -> int:
     parser.add_argument("--old", help="revision of the engine to run beside this one")
     args = parser.parse_args()
     plain = args.data or ensure_data(args.n)
-    data = {"plain": plain, "members": members_data(plain)}
+    data = {"plain": plain, "members": members_data(plain),
+            "fenced": members_data(plain, fenced=5)}
     engines: dict[str, Path | None] = {"this": None}
     if args.old:
         engines[f"old {args.old}"] = old_tree(args.old)

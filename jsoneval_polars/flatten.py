@@ -44,7 +44,7 @@ import json
 import os
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -175,6 +175,8 @@ class Flattened:
     # metadata members read from the JSON text (flatten_texts' ``metadata``): doc, name (an
     # index into the names), text (Python's str() of the value; a null value has no row)
     metadata: pl.DataFrame | None = None
+    # documents a lenient flatten_texts left out for the Python path, by position
+    declined: list[int] = field(default_factory=list)
 
 
 MEMBER_SCHEMA = {
@@ -360,7 +362,7 @@ def flatten_native(
 ) -> Flattened:
     """:func:`flatten` by the native kernel; same tables as :func:`flatten_python`, which runs
     instead when the kernel declines the batch."""
-    tables, next_item, _ = _native.flatten_objects(
+    tables, next_item, _, _ = _native.flatten_objects(
         docs if isinstance(docs, list) else list(docs), item_base, empty_containers_are_null,
         _SEGMENT,
     )
@@ -396,6 +398,7 @@ def flatten_texts(
     text_content: bool = False,
     empty_containers_are_null: bool = False,
     item_base: int = 0,
+    lenient: bool = False,
 ) -> Flattened | None:
     """The tables of documents given as JSON text (None: no document), the root member ``skip``
     (the id field) left out, without building Python objects; None when the kernel declines
@@ -404,20 +407,23 @@ def flatten_texts(
     :attr:`Flattened.metadata` (a member holding an object or a list is declined, for the
     Python path to report). With ``content``, that root member is the document; a string in
     it is read as JSON text when ``text_content`` (the AIO's raw model text, when the whole
-    text is one JSON object; any other text is declined for SPEC §8's extraction)."""
+    text is one JSON object; any other text is declined for SPEC §8's extraction).
+    ``lenient``: the documents the kernel declines are left out and listed in
+    :attr:`Flattened.declined`, the others flattened (None only without the kernel)."""
     if KERNEL != "native":
         return None
     options = (skip, item_base, empty_containers_are_null, _SEGMENT)
-    named = {"meta": list(metadata), "content": content, "text_content": text_content}
+    named = {"meta": list(metadata), "content": content, "text_content": text_content,
+             "lenient": lenient}
     if isinstance(texts, TextSpans):
-        tables, next_item, _ = _native.flatten_spans(
+        tables, next_item, _, declined = _native.flatten_spans(
             texts.buffer, texts.base, texts.offsets, texts.lengths, *options, **named)
     else:
-        tables, next_item, _ = _native.flatten_json(
+        tables, next_item, _, declined = _native.flatten_json(
             texts if isinstance(texts, list) else list(texts), *options, **named)
-    return None if tables is None else _flattened(tables, next_item)
+    return None if tables is None else _flattened(tables, next_item, declined)
 
 
-def _flattened(tables: tuple, next_item: int) -> Flattened:
+def _flattened(tables: tuple, next_item: int, declined: list[int] = ()) -> Flattened:
     leaves, items, members, metadata = (pl.DataFrame(t) for t in tables)
-    return Flattened(leaves, items, [], next_item, members, metadata)
+    return Flattened(leaves, items, [], next_item, members, metadata, list(declined))

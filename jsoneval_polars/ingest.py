@@ -791,6 +791,7 @@ def pairs_from_texts(
     plan: pl.DataFrame, texts: Mapping[str, list[bytes | None] | TextSpans], skip: str | None,
     empty_containers_are_null: bool, files: Mapping[str, str | None],
     metadata: Sequence[str] = (), fields: tuple[str | None, str | None] = (None, None),
+    in_python: Callable[[pl.DataFrame], Pairs] | None = None,
 ) -> Pairs | None:
     """The pairs of a batch of paired JSON texts (``plan``: doc_id and per side its line,
     None where absent) flattened straight from their text, less the root member ``skip`` (an
@@ -798,7 +799,9 @@ def pairs_from_texts(
     metadata columns); a side's content field in ``fields`` is its document instead (the
     AIO's may hold the document as JSON text). None when the native kernel declines a text
     (then the caller reads the records as Python objects, which gives the errors and
-    warnings, SPEC §9).
+    warnings, SPEC §9); with ``in_python``, which reads some of the plan's rows that way, only
+    the pairs of the texts it declines are, and the batch is put together as one Python read
+    would have made it (:func:`_with_python_pairs`).
 
     Every line the kernel takes is a JSON object with no repeated key, no number beyond a
     double and no metadata member holding a container, and its document is a JSON object (an
@@ -806,11 +809,12 @@ def pairs_from_texts(
     report, so the table is its table."""
     options = {"skip": skip, "metadata": metadata,
                "empty_containers_are_null": empty_containers_are_null}
-    gt = flatten_texts(texts["gt"], content=fields[0], **options)
+    lenient = in_python is not None
+    gt = flatten_texts(texts["gt"], content=fields[0], lenient=lenient, **options)
     if gt is None:
         return None
     aio = flatten_texts(texts["aio"], item_base=gt.next_item, content=fields[1],
-                        text_content=True, **options)
+                        text_content=True, lenient=lenient, **options)
     if aio is None:
         return None
     present = {side: plan[f"{side}_line"].is_not_null() for side in ("gt", "aio")}
@@ -825,7 +829,90 @@ def pairs_from_texts(
         "aio_line": plan["aio_line"],
         "safety": pl.repeat(1.0, plan.height, dtype=pl.Float64, eager=True),
     }, schema=PAIR_SCHEMA).with_columns(_metadata_columns(metadata, plan.height, gt, aio))
-    return Pairs(table, [], [], files=dict(files), flat=(gt, aio))
+    declined = sorted({*gt.declined, *aio.declined})
+    if not declined:
+        return Pairs(table, [], [], files=dict(files), flat=(gt, aio))
+    if in_python is None or len(declined) == plan.height or not table["doc_id"].is_unique().all():
+        return None  # the whole batch by the Python path
+    python = in_python(plan[declined])
+    return _with_python_pairs(table, (gt, aio), declined, python, empty_containers_are_null)
+
+
+def _with_python_pairs(table: pl.DataFrame, flat: tuple[Flattened, Flattened],
+                       declined: list[int], python: Pairs, empty_containers_are_null: bool
+                       ) -> Pairs:
+    """One batch from the pairs the kernel read (``table`` and ``flat``, the declined
+    positions left out) and those read by the Python path (``python``: the declined rows of the
+    plan, in order, less any :func:`build_pairs` left out), as the Python path would have made
+    it for the whole batch: the pairs in plan order, each side's leaves in document order and
+    its items numbered in document order (GT from 0, AIO after it), the Python pairs' error
+    rows."""
+    from .flatten import flatten
+
+    positions = dict(zip(table["doc_id"].to_list(), range(table.height), strict=True))
+    taken = [positions[doc_id] for doc_id in python.table["doc_id"].to_list()]
+    kept = table.with_row_index("_p").filter(~pl.col("_p").is_in(declined))
+    rows = pl.concat([kept, python.table.with_columns(pl.Series("_p", taken, dtype=pl.UInt32))
+                     .select(kept.columns)]).sort("_p")
+    # plan position -> position in the batch (the pairs build_pairs left out have none)
+    renumber = pl.Series("new", [-1] * table.height, dtype=pl.Int64).scatter(
+        rows["_p"], pl.int_range(rows.height, eager=True))
+    gt_py = flatten(python.gt, empty_containers_are_null=empty_containers_are_null,
+                    item_base=flat[1].next_item)
+    aio_py = flatten(python.aio, empty_containers_are_null=empty_containers_are_null,
+                     item_base=gt_py.next_item)
+    at_plan = pl.Series(taken, dtype=pl.Int64)
+    gt = _merged(flat[0], gt_py, renumber, renumber.gather(at_plan), declined, 0)
+    aio = _merged(flat[1], aio_py, renumber, renumber.gather(at_plan), declined, gt.next_item)
+    return Pairs(rows.drop("_p"), [], [], list(python.errors), files=python.files,
+                 flat=(gt, aio))
+
+
+def _merged(native: Flattened, python: Flattened, renumber: pl.Series, python_docs: pl.Series,
+            declined: list[int], item_base: int) -> Flattened:
+    """One side's tables from the kernel's (documents at plan positions, the declined ones
+    absent) and the Python path's (documents numbered in their own batch), documents
+    renumbered to the batch's positions (``renumber``: plan position -> batch position;
+    ``python_docs``: Python document -> batch position) and items from ``item_base`` in
+    document order, as one walk over the batch numbers them."""
+    def docs(frame: pl.DataFrame, positions: pl.Series) -> pl.DataFrame:
+        return frame.with_columns(positions.gather(frame["doc"].cast(pl.Int64))
+                                  .cast(frame.schema["doc"]).alias("doc"))
+
+    # the kernel's side of a pair the other side's text sent to the Python path goes too
+    gone = pl.col("doc").cast(pl.Int64).is_in(pl.Series(declined, dtype=pl.Int64).implode())
+    gone_items = native.items.filter(gone)["item"]
+    native = Flattened(native.leaves.filter(~gone), native.items.filter(~gone), [],
+                       native.next_item,
+                       None if native.members is None else native.members.filter(
+                           ~pl.col("item").is_in(gone_items.implode())))
+    leaves_schema, items_schema = native.leaves.schema, native.items.schema
+    leaves = pl.concat([docs(native.leaves, renumber),
+                        docs(python.leaves, python_docs).select(
+                            pl.col(c).cast(t) for c, t in leaves_schema.items())])
+    items = pl.concat([docs(native.items, renumber),
+                       docs(python.items, python_docs).select(
+                           pl.col(c).cast(t) for c, t in items_schema.items())])
+    items = items.sort("doc", "item")
+    old, new = items["item"], pl.int_range(item_base, item_base + items.height, eager=True)
+
+    def renamed(column: str) -> pl.Expr:
+        name = pl.col(column)
+        return (pl.when(name >= 0).then(name.replace_strict(old, new, default=-1))
+                .otherwise(name).cast(pl.Int64).alias(column))
+
+    members = [m for m in (native.members, python.members) if m is not None]
+    members = (pl.concat([m.select(pl.col(c).cast(t) for c, t in members[0].schema.items())
+                          for m in members]).with_columns(renamed("item")).sort(
+                              "item", maintain_order=True) if members else None)
+    errors = [(int(python_docs[doc]), message) for doc, message in python.errors]
+    return Flattened(
+        leaves=leaves.with_columns(renamed("item")).sort("doc", maintain_order=True),
+        items=items.with_columns(renamed("item"), renamed("parent")),
+        errors=errors,
+        next_item=item_base + items.height,
+        members=members,
+    )
 
 
 def _metadata_columns(names: Sequence[str], n: int, gt: Flattened,
@@ -891,31 +978,36 @@ def read_pairs(
 ) -> Pairs:
     """The pairs of a pair plan's rows (doc_id and per side line, offset, length into an
     NDJSON file already scanned). Whole records less the id, when ``native`` allows, are
-    flattened straight from their text (:func:`pairs_from_texts`); otherwise, or when the
-    kernel declines a line, the records are read as Python objects and paired by
-    :func:`build_pairs`, which writes their error and warning rows (``Pairs.errors``)."""
+    flattened straight from their text (:func:`pairs_from_texts`), and the pairs of the lines
+    the kernel declines are read as Python objects and paired by :func:`build_pairs`, which
+    writes their error and warning rows (``Pairs.errors``); without ``native``, all are."""
     names = {s: str(p) for s, p in files.items()}
+
+    def in_python(rows: pl.DataFrame) -> Pairs:
+        recs = {}
+        for side, content_field in zip(("gt", "aio"), fields, strict=True):
+            recs[side] = read_records_at(
+                files[side], side, *(rows[f"{side}_{c}"].to_list()
+                                     for c in ("line", "offset", "length")),
+                id_field, content_field,
+            )
+            if metadata:
+                take_metadata([r for r in recs[side] if r is not None], metadata,
+                              content_field is None, names[side])
+        return build_pairs(
+            zip(rows["doc_id"].to_list(), recs["gt"], recs["aio"], strict=True),
+            ErrorRows(strict), files=names, metadata=metadata,
+        )
+
     # a content field that is also the id or a metadata member: the Python path's own rules
     if native and not {id_field, *metadata} & set(fields):
         texts = {side: read_spans(files[side], plan[f"{side}_offset"].to_list(),
                                   plan[f"{side}_length"].to_list()) for side in ("gt", "aio")}
         pairs = pairs_from_texts(plan, texts, id_field, empty_containers_are_null, names,
-                                 metadata, fields)
+                                 metadata, fields, in_python)
         if pairs is not None:
             return pairs
-    recs = {}
-    for side, content_field in zip(("gt", "aio"), fields, strict=True):
-        recs[side] = read_records_at(
-            files[side], side, *(plan[f"{side}_{c}"].to_list()
-                                 for c in ("line", "offset", "length")), id_field, content_field,
-        )
-        if metadata:
-            take_metadata([r for r in recs[side] if r is not None], metadata,
-                          content_field is None, names[side])
-    return build_pairs(
-        zip(plan["doc_id"].to_list(), recs["gt"], recs["aio"], strict=True),
-        ErrorRows(strict), files=names, metadata=metadata,
-    )
+    return in_python(plan)
 
 
 def plan_ndjson(

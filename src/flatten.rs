@@ -148,6 +148,16 @@ impl Arena {
     }
 }
 
+/// Row counts of [`Columns`] before a document.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    leaves: usize,
+    items: usize,
+    members: usize,
+    meta: usize,
+    drawn: i64,
+}
+
 /// The three tables' columns; string columns as views into `paths` or `texts`.
 #[derive(Debug)]
 pub struct Columns {
@@ -180,6 +190,8 @@ pub struct Columns {
     pub meta_doc: Vec<u32>,
     pub meta_name: Vec<u32>,
     pub meta_text: Vec<u128>,
+    /// documents the walk declined and left out, by position (lenient calls only)
+    pub declined: Vec<u32>,
     pub paths: Arena,
     pub texts: Arena,
     /// item ids drawn
@@ -244,6 +256,7 @@ impl Columns {
             meta_doc: Vec::new(),
             meta_name: Vec::new(),
             meta_text: Vec::new(),
+            declined: Vec::new(),
             paths: Arena::new(segment),
             texts: Arena::new(segment),
             drawn: 0,
@@ -283,6 +296,51 @@ impl Columns {
 
     pub fn rows(&self) -> usize {
         self.doc.len()
+    }
+
+    /// The rows so far, to [`Columns::rollback`] to.
+    fn mark(&self) -> Mark {
+        Mark {
+            leaves: self.doc.len(),
+            items: self.item_item.len(),
+            members: self.member_item.len(),
+            meta: self.meta_doc.len(),
+            drawn: self.drawn,
+        }
+    }
+
+    /// Drops the rows of a document the walk gave up on part way (bytes it wrote to the
+    /// buffers stay, unreferenced; paths it named stay named).
+    fn rollback(&mut self, m: Mark) {
+        for v in [
+            &mut self.suffix,
+            &mut self.attribute,
+            &mut self.key,
+            &mut self.member,
+        ] {
+            v.truncate(m.leaves);
+        }
+        self.doc.truncate(m.leaves);
+        self.item.truncate(m.leaves);
+        self.member_valid.truncate(m.leaves);
+        self.kind.truncate(m.leaves);
+        self.text.truncate(m.leaves);
+        self.text_valid.truncate(m.leaves);
+        self.item_item.truncate(m.items);
+        self.item_doc.truncate(m.items);
+        self.item_parent.truncate(m.items);
+        self.item_depth.truncate(m.items);
+        self.list_attribute.truncate(m.items);
+        self.list_suffix.truncate(m.items);
+        self.item_index.truncate(m.items);
+        self.member_item.truncate(m.members);
+        self.member_key.truncate(m.members);
+        self.member_kind.truncate(m.members);
+        self.member_text.truncate(m.members);
+        self.meta_doc.truncate(m.meta);
+        self.meta_name.truncate(m.meta);
+        self.meta_text.truncate(m.meta);
+        self.drawn = m.drawn;
     }
 
     /// A path, attribute or key: long ones stored once.
@@ -626,13 +684,37 @@ pub fn flatten_json(
     segment: usize,
     threads: usize,
 ) -> Result<Columns, Fallback> {
+    flatten_texts(texts, how, item_base, segment, threads, false)
+}
+
+/// [`flatten_json`] that leaves out each document it declines, listing its position in
+/// [`Columns::declined`], instead of giving up on the batch: the caller reads those documents
+/// by the Python path alone.
+pub fn flatten_json_lenient(
+    texts: &[Option<&[u8]>],
+    how: &Root,
+    item_base: i64,
+    segment: usize,
+    threads: usize,
+) -> Columns {
+    flatten_texts(texts, how, item_base, segment, threads, true).expect("lenient")
+}
+
+fn flatten_texts(
+    texts: &[Option<&[u8]>],
+    how: &Root,
+    item_base: i64,
+    segment: usize,
+    threads: usize,
+    lenient: bool,
+) -> Result<Columns, Fallback> {
     // about one leaf per 24 bytes of invoice-like text
     let rows = |chunk: &[Option<&[u8]>]| chunk.iter().flatten().map(|t| t.len() / 24).sum();
     let walk = |out: &mut Columns, position: usize, text: &&[u8]| {
         let node = parse(text)?;
         walk_document(out, position, &node, how)
     };
-    flatten_each(texts, item_base, segment, threads, rows, walk)
+    flatten_each(texts, item_base, segment, threads, rows, walk, lenient)
 }
 
 /// Flattens parsed documents (None: no document at that position), on `threads` threads.
@@ -646,11 +728,11 @@ pub fn flatten_nodes(
     let walk = |out: &mut Columns, position: usize, node: &Node| {
         walk_document(out, position, node, &Root::default())
     };
-    flatten_each(docs, item_base, segment, threads, rows, walk)
+    flatten_each(docs, item_base, segment, threads, rows, walk, false)
 }
 
 /// `walk` over every document present, chunk by chunk (room for `rows` leaves made first);
-/// the first document it fails on stops the call.
+/// the first document it fails on stops the call, or, `lenient`, is left out and listed.
 fn flatten_each<T: Sync>(
     docs: &[Option<T>],
     item_base: i64,
@@ -658,14 +740,22 @@ fn flatten_each<T: Sync>(
     threads: usize,
     rows: impl Fn(&[Option<T>]) -> usize + Sync,
     walk: impl Fn(&mut Columns, usize, &T) -> Result<(), ParseError> + Sync,
+    lenient: bool,
 ) -> Result<Columns, Fallback> {
     let chunks = chunked(docs, threads, |c, size, chunk| {
         let mut out = Columns::new(segment);
         out.reserve(rows(chunk));
         for (i, doc) in chunk.iter().enumerate() {
             let position = c * size + i;
-            if let Some(doc) = doc {
-                walk(&mut out, position, doc).map_err(|reason| Fallback { position, reason })?;
+            let Some(doc) = doc else { continue };
+            let before = out.mark();
+            match walk(&mut out, position, doc) {
+                Ok(()) => {}
+                Err(_) if lenient => {
+                    out.rollback(before);
+                    out.declined.push(position as u32);
+                }
+                Err(reason) => return Err(Fallback { position, reason }),
             }
         }
         Ok(out)
@@ -733,6 +823,7 @@ fn merge(mut chunks: Vec<Columns>, item_base: i64) -> Result<Columns, Fallback> 
         out.meta_doc.extend_from_slice(&c.meta_doc);
         out.meta_name.extend_from_slice(&c.meta_name);
         out.meta_text.extend(re(&c.meta_text, t));
+        out.declined.extend_from_slice(&c.declined);
         out.paths.buffers.append(&mut c.paths.buffers);
         out.texts.buffers.append(&mut c.texts.buffers);
     }
@@ -932,6 +1023,30 @@ mod tests {
         };
         assert!(flatten_json(&[Some(docs[1])], &gt, 0, 1 << 31, 1).is_err());
         assert!(flatten_json(&[Some(docs[0])], &gt, 0, 1 << 31, 1).is_ok());
+    }
+
+    #[test]
+    fn lenient_calls_leave_out_the_declined_documents_whole() {
+        // a document given up on part way (a repeated key is found by the parse; a lower case
+        // Python decides, by the walk after rows were written) leaves no row behind
+        let newer = "{\"a\": 1, \"xs\": [{\"b\": 2}], \"z\": \"\u{A7CB}\"}".to_string();
+        let docs: Vec<&[u8]> = vec![
+            br#"{"a": 1, "xs": [{"b": 1}]}"#,
+            newer.as_bytes(),
+            br#"{"a": 1, "a": 2}"#,
+            br#"{"a": 2, "xs": [{"b": 3}, {"b": 4}]}"#,
+        ];
+        let texts: Vec<Option<&[u8]>> = docs.iter().map(|d| Some(*d)).collect();
+        for threads in [1, 2] {
+            let c = flatten_json_lenient(&texts, &Root::default(), 5, 1 << 31, threads);
+            assert_eq!(c.declined, [1, 2]);
+            assert_eq!(c.doc, [0, 0, 3, 3, 3]);
+            assert_eq!(c.item_item, [5, 6, 7]);
+            assert_eq!(c.item_doc, [0, 3, 3]);
+            assert_eq!(c.drawn, 3);
+            let strict = flatten_json(&texts, &Root::default(), 5, 1 << 31, threads);
+            assert_eq!(strict.unwrap_err().position, 1);
+        }
     }
 
     #[test]

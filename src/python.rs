@@ -53,20 +53,28 @@ impl ArrowTable {
     }
 }
 
-/// (leaves, items, members, next_item), or (None, position, reason) for the Python path.
+/// ((leaves, items, members, metadata), next_item, "", the positions of the documents a
+/// lenient call left out), or (None, position, reason, []) for the Python path.
 type Output = (
     Option<(ArrowTable, ArrowTable, ArrowTable, ArrowTable)>,
     i64,
     String,
+    Vec<u32>,
 );
 
 fn output(result: Result<Columns, Fallback>, item_base: i64, ecan: bool) -> Output {
     match result {
-        Ok(c) => {
+        Ok(mut c) => {
             let next = item_base + c.drawn;
-            (Some(tables(c, ecan)), next, String::new())
+            let declined = std::mem::take(&mut c.declined);
+            (Some(tables(c, ecan)), next, String::new(), declined)
         }
-        Err(f) => (None, f.position as i64, format!("{:?}", f.reason)),
+        Err(f) => (
+            None,
+            f.position as i64,
+            format!("{:?}", f.reason),
+            Vec::new(),
+        ),
     }
 }
 
@@ -164,9 +172,10 @@ fn tables(c: Columns, ecan: bool) -> (ArrowTable, ArrowTable, ArrowTable, ArrowT
 /// Flattens JSON texts (bytes, or None for no document), leaving out the root member `skip`
 /// and the root members `meta` (metadata: the fourth table, doc, name index and text); with a
 /// `content` member, that member is the document (a string in it is read as JSON text when
-/// `text_content`); on `threads` threads without the GIL.
+/// `text_content`); on `threads` threads without the GIL. `lenient`: a document the walk
+/// declines is left out and listed (the fourth item) rather than failing the call.
 #[pyfunction]
-#[pyo3(signature = (texts, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new(), content=None, text_content=false))]
+#[pyo3(signature = (texts, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new(), content=None, text_content=false, lenient=false))]
 #[allow(clippy::too_many_arguments)]
 fn flatten_json(
     py: Python<'_>,
@@ -179,6 +188,7 @@ fn flatten_json(
     meta: Vec<String>,
     content: Option<&str>,
     text_content: bool,
+    lenient: bool,
 ) -> PyResult<Output> {
     let held = held::<PyBytes>(texts)?;
     let slices: Vec<Option<&[u8]>> = as_slices(&held)
@@ -191,8 +201,26 @@ fn flatten_json(
         content,
         text_content,
     };
-    let result = py.detach(|| flatten::flatten_json(&slices, &how, item_base, segment, threads));
+    let result = py.detach(|| flatten_with(&slices, &how, item_base, segment, threads, lenient));
     Ok(output(result, item_base, empty_containers_are_null))
+}
+
+/// The kernel's text entry point; `lenient`: documents it declines are left out and listed.
+fn flatten_with(
+    texts: &[Option<&[u8]>],
+    how: &flatten::Root,
+    item_base: i64,
+    segment: usize,
+    threads: usize,
+    lenient: bool,
+) -> Result<Columns, Fallback> {
+    if lenient {
+        Ok(flatten::flatten_json_lenient(
+            texts, how, item_base, segment, threads,
+        ))
+    } else {
+        flatten::flatten_json(texts, how, item_base, segment, threads)
+    }
 }
 
 /// [`flatten_json`] of texts that are spans of one buffer: text `i` is the `lengths[i]` bytes
@@ -200,7 +228,7 @@ fn flatten_json(
 /// both: no document). The files driver reads a batch's lines this way, with no Python object
 /// per line.
 #[pyfunction]
-#[pyo3(signature = (buffer, base, offsets, lengths, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new(), content=None, text_content=false))]
+#[pyo3(signature = (buffer, base, offsets, lengths, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new(), content=None, text_content=false, lenient=false))]
 #[allow(clippy::too_many_arguments)]
 fn flatten_spans(
     py: Python<'_>,
@@ -216,6 +244,7 @@ fn flatten_spans(
     meta: Vec<String>,
     content: Option<&str>,
     text_content: bool,
+    lenient: bool,
 ) -> PyResult<Output> {
     let slices = span_slices(buffer, base, &offsets, &lengths)?;
     let how = flatten::Root {
@@ -224,7 +253,7 @@ fn flatten_spans(
         content,
         text_content,
     };
-    let result = py.detach(|| flatten::flatten_json(&slices, &how, item_base, segment, threads));
+    let result = py.detach(|| flatten_with(&slices, &how, item_base, segment, threads, lenient));
     Ok(output(result, item_base, empty_containers_are_null))
 }
 
@@ -329,7 +358,14 @@ fn flatten_objects(
             .and_then(|d| dict_node(d, 1));
         match converted {
             Some(node) => nodes.push(Some(node)),
-            None => return Ok((None, position as i64, "not taken by the kernel".into())),
+            None => {
+                return Ok((
+                    None,
+                    position as i64,
+                    "not taken by the kernel".into(),
+                    Vec::new(),
+                ))
+            }
         }
     }
     // the walk holds the GIL: the strings are borrowed from the documents

@@ -53,6 +53,7 @@ def test_options_benchmark_runs_and_documents_in_members_score_the_same(data):
     out = _run("options.py", "--data", str(data), "--n", "300", "--repeats", "1")
     rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| ")]
     f1 = {r[0].strip(): r[7].strip() for r in rows[1:]}
-    assert set(f1) == {"plain", "--by currency", "--gt-field/--aio-field"}
-    assert f1["plain"] == f1["--gt-field/--aio-field"]
+    assert set(f1) == {"plain", "--by currency", "--gt-field/--aio-field",
+                       "the same, 1 in 5 fenced"}
+    assert f1["plain"] == f1["--gt-field/--aio-field"] == f1["the same, 1 in 5 fenced"]
     assert all(r[8].strip() == "yes" for r in rows[1:])

@@ -254,7 +254,7 @@ def test_native_walk_leaves_deep_documents_to_python():
     try:
         deep = _nested(20_000, 1, lambda v: {"a": v})
         flat_n = flat.flatten_native([deep, {"ok": 1}])
-        tables, _, why = _native.flatten_objects([deep, {"ok": 1}])
+        tables, _, why, _ = _native.flatten_objects([deep, {"ok": 1}])
     finally:
         sys.setrecursionlimit(old)
     assert tables is None and why

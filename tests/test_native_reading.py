@@ -348,7 +348,6 @@ def _content_records(hostile: bool) -> tuple[list[dict], list[dict]]:
         aio[19]["out"] = [{"name": "Item 19"}]  # a list: the "$" root
         gt[21]["doc"] = "not an object"  # a GT error row, its AIO left out
         del gt[23]["doc"]
-        gt[25]["doc"] = {"name": "x", "name": "y"}  # json.dumps keeps one: a plain record
         aio[27]["out"] = {"n": 12345678901234567890123}  # beyond 64 bits: exact
         gt[29]["doc"] = '{"name": "Item 29"}'  # JSON text on the GT side: still an error
     return gt, aio
@@ -393,3 +392,51 @@ def test_content_fields_are_read_natively_as_python_reads_them(tmp_path, monkeyp
     statuses = set(objects.documents["aio_parse_status"].to_list())
     assert statuses == ({"json", "code_block", "embedded", "invalid", "missing"} if hostile
                         else {"json"})
+
+
+def test_a_declined_line_costs_only_its_pair_the_python_path(tmp_path, monkeypatch):
+    """A batch with lines the kernel declines (a repeated key, NaN, a lower case Python
+    decides) reads only those pairs in Python; the others stay native, and the tables, nested
+    lists of records included, equal those of the same records read as Python objects."""
+    from jsoneval_polars import evaluate, ingest, stream
+    from jsoneval_polars.results import read_results
+
+    gt, aio = [], []
+    for i in range(40):
+        lines = [{"sku": f"S{i}-{k}", "parts": [{"p": k * j} for j in range(k % 3 + 1)]}
+                 for k in range(i % 4 + 1)]
+        gt.append({"doc_id": f"d{i}", "name": f"Item {i}", "lines": lines})
+        aio.append({"doc_id": f"d{i}", "name": f"ITEM {i}", "lines": lines[::-1][: i % 4 + 1]})
+    texts = {side: [json.dumps(r) for r in records] for side, records in (("gt", gt),
+                                                                         ("aio", aio))}
+    texts["aio"][3] = texts["aio"][3][:-1] + ', "name": "again"}'  # repeated: the last wins
+    texts["aio"][8] = texts["aio"][8][:-1] + ', "x": NaN}'
+    texts["gt"][13] = texts["gt"][13][:-1] + ', "z": "\\ua7cb"}'  # Python's lower case
+    for side in texts:
+        (tmp_path / f"{side}.ndjson").write_text("\n".join(texts[side]) + "\n")
+    objects = {side: [json.loads(t) for t in texts[side]] for side in texts}
+    want = evaluate(objects["gt"], objects["aio"])
+
+    read_in_python = []
+    original = ingest.read_records_at
+
+    def counting(path, side, lines, *args):
+        read_in_python.extend((side, line) for line in lines if line is not None)
+        return original(path, side, lines, *args)
+
+    monkeypatch.setattr(ingest, "read_records_at", counting)
+    stream.score_files(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson", tmp_path / "out",
+                       batch_size=20, workers=1)
+    got = read_results(tmp_path / "out")
+    assert sorted(read_in_python) == [("aio", 4), ("aio", 9), ("aio", 14), ("gt", 4),
+                                      ("gt", 9), ("gt", 14)]
+    for name, key in (("documents", ["doc_id"]), ("fields", ["doc_id", "path"]),
+                      ("alignments", ["doc_id", "list_path", "gt_index"]),
+                      ("counts", ["doc_id", "attribute"])):
+        assert_frame_equal(getattr(got, name).sort(key), getattr(want, name).sort(key),
+                           check_row_order=False)
+    # the text's own warnings, which objects cannot have
+    rows = got.errors.sort("doc_id").select("source", "doc_id", "line", "severity").rows()
+    assert rows == [("aio", "d3", 4, "warning"), ("aio", "d8", 9, "warning")]
+    assert "duplicate key(s) 'name'" in got.errors["error"][0]
+    assert "NaN is not valid JSON" in got.errors["error"][1]

@@ -792,6 +792,7 @@ def pairs_from_texts(
     empty_containers_are_null: bool, files: Mapping[str, str | None],
     metadata: Sequence[str] = (), fields: tuple[str | None, str | None] = (None, None),
     in_python: Callable[[pl.DataFrame], Pairs] | None = None,
+    in_python_also: Sequence[int] = (),
 ) -> Pairs | None:
     """The pairs of a batch of paired JSON texts (``plan``: doc_id and per side its line,
     None where absent) flattened straight from their text, less the root member ``skip`` (an
@@ -800,8 +801,9 @@ def pairs_from_texts(
     AIO's may hold the document as JSON text). None when the native kernel declines a text
     (then the caller reads the records as Python objects, which gives the errors and
     warnings, SPEC §9); with ``in_python``, which reads some of the plan's rows that way, only
-    the pairs of the texts it declines are, and the batch is put together as one Python read
-    would have made it (:func:`_with_python_pairs`).
+    the pairs of the texts it declines are (and those at the positions ``in_python_also``),
+    and the batch is put together as one Python read would have made it
+    (:func:`_with_python_pairs`).
 
     Every line the kernel takes is a JSON object with no repeated key, no number beyond a
     double and no metadata member holding a container, and its document is a JSON object (an
@@ -829,7 +831,7 @@ def pairs_from_texts(
         "aio_line": plan["aio_line"],
         "safety": pl.repeat(1.0, plan.height, dtype=pl.Float64, eager=True),
     }, schema=PAIR_SCHEMA).with_columns(_metadata_columns(metadata, plan.height, gt, aio))
-    declined = sorted({*gt.declined, *aio.declined})
+    declined = sorted({*gt.declined, *aio.declined, *in_python_also})
     if not declined:
         return Pairs(table, [], [], files=dict(files), flat=(gt, aio))
     if in_python is None or len(declined) == plan.height or not table["doc_id"].is_unique().all():
@@ -1054,22 +1056,27 @@ class TablePlan:
 
     def read_pairs(self, plan: pl.DataFrame, *, strict: bool = False,
                    empty_containers_are_null: bool = False) -> Pairs:
-        """The pairs of some of the plan's rows: flattened from their text when all are JSON
-        and the walk takes them (no repeated key, no number beyond a double, object roots),
-        else read as Python records and paired by :func:`build_pairs` (its error and warning
-        rows in ``Pairs.errors``)."""
+        """The pairs of some of the plan's rows: flattened from their text where it is JSON
+        and the walk takes it (no repeated key, no number beyond a double, object roots); the
+        other pairs (a cell read in Python when the plan was made, or one the walk declines)
+        read as Python records and paired by :func:`build_pairs` (its error and warning rows
+        in ``Pairs.errors``), pair by pair (:func:`pairs_from_texts`)."""
         rows = {side: plan[f"{side}_row"].to_list() for side in ("gt", "aio")}
         texts = {side: [None if r is None else self.texts[side][r] for r in rows[side]]
                  for side in rows}
-        if not any(r in self.records[side] for side in rows for r in rows[side]):
-            pairs = pairs_from_texts(plan, texts, None, empty_containers_are_null, self.files)
-            if pairs is not None:
-                return pairs
-        doc_ids = plan["doc_id"].to_list()
-        recs = {side: [self._record(side, row, doc_id) for row, doc_id in zip(
-            rows[side], doc_ids, strict=True)] for side in rows}
-        return build_pairs(zip(doc_ids, recs["gt"], recs["aio"], strict=True),
-                           ErrorRows(strict), files=self.files)
+
+        def in_python(part: pl.DataFrame) -> Pairs:
+            doc_ids = part["doc_id"].to_list()
+            recs = {side: [self._record(side, row, doc_id) for row, doc_id in zip(
+                part[f"{side}_row"].to_list(), doc_ids, strict=True)] for side in rows}
+            return build_pairs(zip(doc_ids, recs["gt"], recs["aio"], strict=True),
+                               ErrorRows(strict), files=self.files)
+
+        read_aside = [i for i in range(plan.height)
+                      if any(rows[side][i] in self.records[side] for side in rows)]
+        pairs = pairs_from_texts(plan, texts, None, empty_containers_are_null, self.files,
+                                 in_python=in_python, in_python_also=read_aside)
+        return in_python(plan) if pairs is None else pairs
 
     def _record(self, side: Side, row: int | None, doc_id: str) -> Record | None:
         """The Python record of a row: read when the plan was made, else parsed now (it is

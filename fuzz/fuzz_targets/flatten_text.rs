@@ -1,13 +1,13 @@
 //! The parser entry points on arbitrary bytes: never a panic; a text the kernel takes is an
 //! object serde_json's own `Value` reads, and it gives the same rows (its metadata too)
-//! wherever it stands in a batch; a text it declines is reported at its own position; the
-//! document read from a member (or from JSON text in it) is taken or declined. Also: the id
-//! scan of the same bytes as an NDJSON range accounts for every line, and every double's
-//! canonical text reads back to the same double.
+//! wherever it stands in a batch; a text it declines is reported at its own position (or,
+//! lenient, left out with no row behind); the document read from a member (or from JSON text
+//! in it) is taken or declined. Also: the id scan of the same bytes as an NDJSON range
+//! accounts for every line, and every double's canonical text reads back to the same double.
 #![no_main]
 
 use jsoneval_native::canonical::float_repr;
-use jsoneval_native::flatten::{flatten_json, Root};
+use jsoneval_native::flatten::{flatten_json, flatten_json_lenient, Root};
 use jsoneval_native::scan::scan_lines;
 use libfuzzer_sys::fuzz_target;
 
@@ -29,6 +29,13 @@ fuzz_target!(|data: &[u8]| {
             assert!(c.meta_doc.len() == 0 || c.meta_doc == [0, 2]);
         }
         Err(f) => assert_eq!(f.position, 0),
+    }
+    // a lenient call leaves out what the strict one declines, and takes the rest the same way
+    let lenient = flatten_json_lenient(&[Some(data), None, Some(data)], &how, 0, 1 << 31, 2);
+    match lenient.declined.as_slice() {
+        [] => assert!(lenient.rows() % 2 == 0),
+        [0, 2] => assert_eq!((lenient.rows(), lenient.drawn), (0, 0)),
+        other => panic!("declined {other:?}"),
     }
     // the document in a member, maybe as JSON text inside a string: taken or declined, no panic
     let inner = Root {

@@ -32,6 +32,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from revisions import old_tree  # noqa: E402  (benchmarks/ is not a package)
+
 ROOT = HERE.parent
 CASES = ("invoice-2000", "invoice-5000", "records-2500x10", "text-1mb-fuzzy",
          "text-1mb-semantic", "invoices-small")
@@ -201,14 +204,6 @@ def run_case(case: str, tree: Path, limit_mb: float, timeout: float) -> dict:
         return row
     row.update(json.loads(stdout.strip().splitlines()[-1]))
     return row
-
-
-def old_tree(rev: str) -> Path:
-    path = Path("/tmp") / f"jsoneval_old_{rev.replace('/', '_')}"
-    if not path.exists():
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), rev],
-                       check=True, capture_output=True)
-    return path
 
 
 def main() -> int:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -31,7 +30,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from run import ensure_data  # noqa: E402  (benchmarks/ is not a package)
+from revisions import old_tree  # noqa: E402  (benchmarks/ is not a package)
+from run import ensure_data  # noqa: E402
 
 CONFIG = ROOT / "jsoneval_polars" / "sample" / "config.json"
 #: option rows: (data variant, command-line options)
@@ -63,23 +63,6 @@ def members_data(plain: Path, fenced: int = 0) -> Path:
                     document = f"Here is the invoice:\n```json\n{document}\n```"
                 dst.write(orjson.dumps({"doc_id": doc_id, member: document}) + b"\n")
     return out
-
-
-def old_tree(rev: str) -> Path:
-    """A worktree of ``rev`` with its own extension built beside its package."""
-    path = Path("/tmp") / f"jsoneval_old_{rev.replace('/', '_')}"
-    if not path.exists():
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), rev],
-                       check=True, capture_output=True)
-    extension = path / "jsoneval_polars" / "_native.abi3.so"
-    if not extension.exists():
-        target = path / "target"
-        subprocess.run(["cargo", "build", "--quiet", "--release", "--features",
-                        "python pyo3/extension-module"], cwd=path, check=True,
-                       env={**os.environ, "CARGO_TARGET_DIR": str(target),
-                            "PYO3_PYTHON": sys.executable})
-        shutil.copy(target / "release" / "libjsoneval_native.so", extension)
-    return path
 
 
 def score(tree: Path | None, data: Path, options: list[str]) -> dict:

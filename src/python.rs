@@ -195,14 +195,24 @@ fn flatten_json(
         .into_iter()
         .map(|t| t.map(without_bom))
         .collect();
-    let how = flatten::Root {
-        id: skip,
-        meta: &meta,
-        content,
-        text_content,
-    };
+    let how = root(skip, &meta, content, text_content);
     let result = py.detach(|| flatten_with(&slices, &how, item_base, segment, threads, lenient));
     Ok(output(result, item_base, empty_containers_are_null))
+}
+
+/// How the text bindings' records are read (their keyword arguments).
+fn root<'a>(
+    skip: Option<&'a str>,
+    meta: &'a [String],
+    content: Option<&'a str>,
+    text_content: bool,
+) -> flatten::Root<'a> {
+    flatten::Root {
+        id: skip,
+        meta,
+        content,
+        text_content,
+    }
 }
 
 /// The kernel's text entry point; `lenient`: documents it declines are left out and listed.
@@ -247,12 +257,7 @@ fn flatten_spans(
     lenient: bool,
 ) -> PyResult<Output> {
     let slices = span_slices(buffer, base, &offsets, &lengths)?;
-    let how = flatten::Root {
-        id: skip,
-        meta: &meta,
-        content,
-        text_content,
-    };
+    let how = root(skip, &meta, content, text_content);
     let result = py.detach(|| flatten_with(&slices, &how, item_base, segment, threads, lenient));
     Ok(output(result, item_base, empty_containers_are_null))
 }

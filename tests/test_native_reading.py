@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from jsoneval_polars.ingest import ErrorRows, iter_records
 from jsoneval_polars.ingest import scan_ndjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import strategies as S  # noqa: E402
 
 LINES = [
     b'\xef\xbb\xbf{"doc_id": "bom", "a": 1}',
@@ -440,3 +447,38 @@ def test_a_declined_line_costs_only_its_pair_the_python_path(tmp_path, monkeypat
     assert rows == [("aio", "d3", 4, "warning"), ("aio", "d8", 9, "warning")]
     assert "duplicate key(s) 'name'" in got.errors["error"][0]
     assert "NaN is not valid JSON" in got.errors["error"][1]
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.function_scoped_fixture])
+@given(docs=S.datasets(max_docs=6), python_lines=st.lists(st.booleans(), min_size=12,
+                                                          max_size=12))
+def test_files_read_pair_by_pair_equal_the_same_records_as_objects(tmp_path, docs,
+                                                                   python_lines):
+    """Property: generated documents in a content member of NDJSON records, some lines sent to
+    the Python path (their id member repeated: a warning, no other change), read natively pair
+    by pair, give the tables and error rows of the same records as Python objects."""
+    from jsoneval_polars import evaluate
+
+    records = {side: [{"doc_id": d["doc_id"], "content": d[side]} for d in docs]
+               for side in ("gt", "aio")}
+    for side, bumped in (("gt", python_lines[:6]), ("aio", python_lines[6:])):
+        texts = [json.dumps(r) for r in records[side]]
+        texts = [t[:-1] + f', "doc_id": {json.dumps(r["doc_id"])}}}' if bump else t
+                 for t, r, bump in zip(texts, records[side], bumped)]
+        (tmp_path / f"{side}.ndjson").write_text("\n".join(texts) + "\n")
+    want = evaluate(records["gt"], records["aio"], content_field="content", batch_size=2)
+    got = evaluate(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson", content_field="content",
+                   batch_size=2)
+    for name, key in (("documents", ["doc_id"]), ("fields", ["doc_id", "path"]),
+                      ("alignments", ["doc_id", "list_path", "gt_index", "aio_index"]),
+                      ("counts", ["doc_id", "attribute"])):
+        assert_frame_equal(getattr(got, name).sort(key, nulls_last=True),
+                           getattr(want, name).sort(key, nulls_last=True),
+                           check_row_order=False)
+    # error rows alike; the text's own warnings (the repeated id, NaN) objects cannot have
+    errors = pl.col("severity") == "error"
+    assert_frame_equal(got.errors.filter(errors).select("source", "doc_id", "error"),
+                       want.errors.filter(errors).select("source", "doc_id", "error"),
+                       check_row_order=False)

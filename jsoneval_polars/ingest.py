@@ -849,7 +849,7 @@ def _with_python_pairs(table: pl.DataFrame, flat: tuple[Flattened, Flattened],
     it for the whole batch: the pairs in plan order, each side's leaves in document order and
     its items numbered in document order (GT from 0, AIO after it), the Python pairs' error
     rows."""
-    from .flatten import flatten
+    from .flatten import combined, flatten
 
     positions = dict(zip(table["doc_id"].to_list(), range(table.height), strict=True))
     taken = [positions[doc_id] for doc_id in python.table["doc_id"].to_list()]
@@ -864,57 +864,10 @@ def _with_python_pairs(table: pl.DataFrame, flat: tuple[Flattened, Flattened],
     aio_py = flatten(python.aio, empty_containers_are_null=empty_containers_are_null,
                      item_base=gt_py.next_item)
     at_plan = pl.Series(taken, dtype=pl.Int64)
-    gt = _merged(flat[0], gt_py, renumber, renumber.gather(at_plan), declined, 0)
-    aio = _merged(flat[1], aio_py, renumber, renumber.gather(at_plan), declined, gt.next_item)
+    gt = combined(flat[0], gt_py, renumber, renumber.gather(at_plan), declined, 0)
+    aio = combined(flat[1], aio_py, renumber, renumber.gather(at_plan), declined, gt.next_item)
     return Pairs(rows.drop("_p"), [], [], list(python.errors), files=python.files,
                  flat=(gt, aio))
-
-
-def _merged(native: Flattened, python: Flattened, renumber: pl.Series, python_docs: pl.Series,
-            declined: list[int], item_base: int) -> Flattened:
-    """One side's tables from the kernel's (documents at plan positions, the declined ones
-    absent) and the Python path's (documents numbered in their own batch), documents
-    renumbered to the batch's positions (``renumber``: plan position -> batch position;
-    ``python_docs``: Python document -> batch position) and items from ``item_base`` in
-    document order, as one walk over the batch numbers them."""
-    def docs(frame: pl.DataFrame, positions: pl.Series) -> pl.DataFrame:
-        return frame.with_columns(positions.gather(frame["doc"].cast(pl.Int64))
-                                  .cast(frame.schema["doc"]).alias("doc"))
-
-    # the kernel's side of a pair the other side's text sent to the Python path goes too
-    gone = pl.col("doc").cast(pl.Int64).is_in(pl.Series(declined, dtype=pl.Int64).implode())
-    gone_items = native.items.filter(gone)["item"]
-    native = Flattened(native.leaves.filter(~gone), native.items.filter(~gone), [],
-                       native.next_item,
-                       None if native.members is None else native.members.filter(
-                           ~pl.col("item").is_in(gone_items.implode())))
-    leaves_schema, items_schema = native.leaves.schema, native.items.schema
-    leaves = pl.concat([docs(native.leaves, renumber),
-                        docs(python.leaves, python_docs).select(
-                            pl.col(c).cast(t) for c, t in leaves_schema.items())])
-    items = pl.concat([docs(native.items, renumber),
-                       docs(python.items, python_docs).select(
-                           pl.col(c).cast(t) for c, t in items_schema.items())])
-    items = items.sort("doc", "item")
-    old, new = items["item"], pl.int_range(item_base, item_base + items.height, eager=True)
-
-    def renamed(column: str) -> pl.Expr:
-        name = pl.col(column)
-        return (pl.when(name >= 0).then(name.replace_strict(old, new, default=-1))
-                .otherwise(name).cast(pl.Int64).alias(column))
-
-    members = [m for m in (native.members, python.members) if m is not None]
-    members = (pl.concat([m.select(pl.col(c).cast(t) for c, t in members[0].schema.items())
-                          for m in members]).with_columns(renamed("item")).sort(
-                              "item", maintain_order=True) if members else None)
-    errors = [(int(python_docs[doc]), message) for doc, message in python.errors]
-    return Flattened(
-        leaves=leaves.with_columns(renamed("item")).sort("doc", maintain_order=True),
-        items=items.with_columns(renamed("item"), renamed("parent")),
-        errors=errors,
-        next_item=item_base + items.height,
-        members=members,
-    )
 
 
 def _metadata_columns(names: Sequence[str], n: int, gt: Flattened,

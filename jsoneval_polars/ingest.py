@@ -793,6 +793,7 @@ def pairs_from_texts(
     metadata: Sequence[str] = (), fields: tuple[str | None, str | None] = (None, None),
     in_python: Callable[[pl.DataFrame], Pairs] | None = None,
     in_python_also: Sequence[int] = (),
+    own_metadata: Mapping[str, Mapping[str, pl.Series]] | None = None,
 ) -> Pairs | None:
     """The pairs of a batch of paired JSON texts (``plan``: doc_id and per side its line,
     None where absent) flattened straight from their text, less the root member ``skip`` (an
@@ -803,7 +804,8 @@ def pairs_from_texts(
     warnings, SPEC §9); with ``in_python``, which reads some of the plan's rows that way, only
     the pairs of the texts it declines are (and those at the positions ``in_python_also``),
     and the batch is put together as one Python read would have made it
-    (:func:`_with_python_pairs`).
+    (:func:`_with_python_pairs`). ``own_metadata``: per side, metadata values of the plan's
+    rows from a table's own columns, which win over the members of those names.
 
     Every line the kernel takes is a JSON object with no repeated key, no number beyond a
     double and no metadata member holding a container, and its document is a JSON object (an
@@ -830,7 +832,8 @@ def pairs_from_texts(
         "gt_line": plan["gt_line"],
         "aio_line": plan["aio_line"],
         "safety": pl.repeat(1.0, plan.height, dtype=pl.Float64, eager=True),
-    }, schema=PAIR_SCHEMA).with_columns(_metadata_columns(metadata, plan.height, gt, aio))
+    }, schema=PAIR_SCHEMA).with_columns(_metadata_columns(metadata, plan.height, gt, aio,
+                                                          own_metadata or {}))
     declined = sorted({*gt.declined, *aio.declined, *in_python_also})
     if not declined:
         return Pairs(table, [], [], files=dict(files), flat=(gt, aio))
@@ -870,16 +873,19 @@ def _with_python_pairs(table: pl.DataFrame, flat: tuple[Flattened, Flattened],
                  flat=(gt, aio))
 
 
-def _metadata_columns(names: Sequence[str], n: int, gt: Flattened,
-                      aio: Flattened) -> list[pl.Series]:
-    """Each metadata column of a batch from the kernel's metadata rows: the AIO record's
-    value, else the GT record's, as :func:`build_pairs` takes it."""
+def _metadata_columns(names: Sequence[str], n: int, gt: Flattened, aio: Flattened,
+                      own: Mapping[str, Mapping[str, pl.Series]]) -> list[pl.Series]:
+    """Each metadata column of a batch from the kernel's metadata rows, or from a side's own
+    column (``own``) of that name: the AIO record's value, else the GT record's, as
+    :func:`build_pairs` takes it."""
     columns = []
     for index, name in enumerate(names):
         aio_value, gt_value = (
+            own[side][name].alias(name) if name in own.get(side, {}) else
             pl.repeat(None, n, dtype=pl.String, eager=True).alias(name).scatter(
                 rows["doc"], rows["text"])
-            for rows in (side.metadata.filter(pl.col("name") == index) for side in (aio, gt))
+            for side, flat in (("aio", aio), ("gt", gt))
+            for rows in (flat.metadata.filter(pl.col("name") == index),)
         )
         columns.append(aio_value.fill_null(gt_value))
     return columns
@@ -1006,6 +1012,10 @@ class TablePlan:
     files: dict[str, str | None]
     errors: list[dict]
     n_read: dict[str, int]
+    #: metadata names, and per side those that are columns of its table (a table's own
+    #: column wins over a member of the same name, which is still not content)
+    metadata: list[str] = field(default_factory=list)
+    meta_columns: dict[str, dict[str, pl.Series]] = field(default_factory=dict)
 
     def read_pairs(self, plan: pl.DataFrame, *, strict: bool = False,
                    empty_containers_are_null: bool = False) -> Pairs:
@@ -1020,15 +1030,28 @@ class TablePlan:
 
         def in_python(part: pl.DataFrame) -> Pairs:
             doc_ids = part["doc_id"].to_list()
-            recs = {side: [self._record(side, row, doc_id) for row, doc_id in zip(
-                part[f"{side}_row"].to_list(), doc_ids, strict=True)] for side in rows}
+            recs = {}
+            for side in rows:
+                recs[side] = [self._record(side, row, doc_id) for row, doc_id in zip(
+                    part[f"{side}_row"].to_list(), doc_ids, strict=True)]
+                if self.metadata:  # as _records_from_table and pair_inputs read them
+                    for r in recs[side]:
+                        if r is not None:
+                            r.meta = {name: column[r.line - 1] for name, column
+                                      in self.meta_columns.get(side, {}).items()}
+                    take_metadata([r for r in recs[side] if r is not None], self.metadata,
+                                  True, self.files[side])
             return build_pairs(zip(doc_ids, recs["gt"], recs["aio"], strict=True),
-                               ErrorRows(strict), files=self.files)
+                               ErrorRows(strict), files=self.files, metadata=self.metadata)
 
         read_aside = [i for i in range(plan.height)
                       if any(rows[side][i] in self.records[side] for side in rows)]
+        own = {side: {name: column.cast(pl.String).gather(pl.Series(rows[side], dtype=pl.Int64))
+                      for name, column in self.meta_columns.get(side, {}).items()}
+               for side in rows}
         pairs = pairs_from_texts(plan, texts, None, empty_containers_are_null, self.files,
-                                 in_python=in_python, in_python_also=read_aside)
+                                 self.metadata, in_python=in_python,
+                                 in_python_also=read_aside, own_metadata=own)
         return in_python(plan) if pairs is None else pairs
 
     def _record(self, side: Side, row: int | None, doc_id: str) -> Record | None:
@@ -1044,10 +1067,11 @@ class TablePlan:
 
 
 def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
-                strict: bool) -> TablePlan | None:
+                strict: bool, metadata: Sequence[str] = ()) -> TablePlan | None:
     """The :class:`TablePlan` of two table inputs whose JSON columns hold text; None for other
-    inputs (a struct column, a file that is not a table, no native kernel), which
-    :func:`pair_inputs` reads."""
+    inputs (a struct column, a file that is not a table, no native kernel), and for a
+    metadata column whose values are not strings or integers (their ``str()`` is Python's),
+    which :func:`pair_inputs` reads."""
     from .flatten import KERNEL, _native
 
     sources = {"gt": table_source(gt), "aio": table_source(aio)}
@@ -1056,6 +1080,12 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
     columns = {side: _json_column(table, side, id_field, json_column)
                for side, (table, _) in sources.items()}
     if any(sources[side][0][columns[side]].dtype != pl.String for side in sources):
+        return None
+    meta_columns = {side: {name: table[name] for name in metadata
+                           if name in table.columns and name != columns[side]}
+                    for side, (table, _) in sources.items()}
+    if any(not (c.dtype == pl.String or c.dtype.is_integer())
+           for own in meta_columns.values() for c in own.values()):
         return None
     errors = ErrorRows(strict)
     tables, texts, records, files, n_read = {}, {}, {}, {}, {}
@@ -1083,7 +1113,8 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
         }).filter(~pl.col("row").is_in(pl.Series(dropped, dtype=pl.Int64).implode()))
         n_read[side] = table.height  # each row is a record or an error row
     plan = pair_records(tables["gt"], tables["aio"], id_field, files, errors)
-    return TablePlan(plan, texts, records, files, errors.rows, n_read)
+    return TablePlan(plan, texts, records, files, errors.rows, n_read, list(metadata),
+                     meta_columns)
 
 
 def check_metadata_names(metadata: Sequence[str], id_field: str) -> None:

@@ -482,3 +482,38 @@ def test_files_read_pair_by_pair_equal_the_same_records_as_objects(tmp_path, doc
     assert_frame_equal(got.errors.filter(errors).select("source", "doc_id", "error"),
                        want.errors.filter(errors).select("source", "doc_id", "error"),
                        check_row_order=False)
+
+
+def test_table_metadata_columns_and_members_read_as_the_python_path_reads_them(monkeypatch):
+    """Metadata of table inputs: a side's own column (strings, integers; nulls too) wins over
+    a member of that name, which is still not content; other names come from the members;
+    the AIO's value wins over the GT's. Read from the text, hostile cells among them, the run
+    equals the Python path's; a float column keeps the Python path (its str() is Python's)."""
+    from jsoneval_polars import evaluate, ingest
+
+    n = 40
+    gt = _table("gt", CELLS["gt"][-n:]).with_columns(
+        pl.Series("run", [i if i % 7 else None for i in range(n)], dtype=pl.Int64))
+    aio = _table("aio", CELLS["aio"][-n:]).with_columns(
+        pl.Series("model", [f"m{i % 3}" if i % 5 else None for i in range(n)]))
+    texts = gt["json"].to_list()
+    gt = gt.with_columns(pl.Series("json", [
+        t[:-1] + f', "model": "g{i % 2}", "run": {i}}}' if i % 3 else t
+        for i, t in enumerate(texts)]))
+    texts = aio["json"].to_list()
+    aio = aio.with_columns(pl.Series("json", [
+        t[:-1] + f', "run": "a{i}"}}' if i % 4 == 0 else t for i, t in enumerate(texts)]))
+    aio[7, "json"] = "Sure! {\"a\": 1}"  # raw model text: extracted in Python
+    calls = []
+    original = ingest.pairs_from_texts
+    monkeypatch.setattr(ingest, "pairs_from_texts",
+                        lambda *a, **k: calls.append(1) or original(*a, **k))
+    options = {"metadata": ["model", "run"], "batch_size": 16, "json_column": "json"}
+    native = evaluate(gt, aio, **options)
+    assert calls, "the text path was not taken"
+    floats = evaluate(gt.with_columns(pl.col("run").cast(pl.Float64)), aio, **options)
+    _object_path(monkeypatch)
+    _same_run(native, evaluate(gt, aio, **options))
+    _same_run(floats, evaluate(gt.with_columns(pl.col("run").cast(pl.Float64)), aio, **options))
+    values = native.documents.select("model", "run").drop_nulls()
+    assert values.height and {"run", "model"}.isdisjoint(native.fields["attribute"].to_list())

@@ -3,24 +3,29 @@
 import signal
 import sys
 
-from .exits import EXIT_INTERRUPTED, interrupted
+from .exits import interrupted
+
+
+def _stop_once(signum: int, frame: object) -> None:
+    """Ctrl-C stops the command, as Python's own handler does (KeyboardInterrupt); a second one
+    while it cleans up and exits (people press twice) is ignored: it interrupted the removal
+    of the run's staging folder, or printed tracebacks from the interpreter's shutdown."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
 
 
 def main() -> int:
     """The command line. Its libraries (Polars, Arrow, NumPy) take a few tenths of a second to
     load: a Ctrl-C meanwhile ends the command with the same line and code as a Ctrl-C later,
-    not with a traceback through the import machinery. Once a Ctrl-C has stopped it, a second
-    one (pressed twice, as people do) is ignored while the process exits: it printed
-    tracebacks from the interpreter's shutdown, or ended the process without its code."""
+    not with a traceback through the import machinery. The command's own process only: cli.main
+    may run in a notebook, whose Ctrl-C stays its own."""
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if started ignoring it
+        signal.signal(signal.SIGINT, _stop_once)
     try:
         from .cli import main as run
     except KeyboardInterrupt:
-        code = interrupted()
-    else:
-        code = run(sys.argv[1:])
-    if code == EXIT_INTERRUPTED:  # the command's own process only: cli.main may run in a notebook
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C while it exits
-    return code
+        return interrupted()
+    return run(sys.argv[1:])
 
 
 if __name__ == "__main__":  # worker processes (spawn) import this module without running it

@@ -854,19 +854,20 @@ def _with_python_pairs(table: pl.DataFrame, flat: tuple[Flattened, Flattened],
     rows."""
     from .flatten import combined, flatten
 
-    positions = dict(zip(table["doc_id"].to_list(), range(table.height), strict=True))
-    taken = [positions[doc_id] for doc_id in python.table["doc_id"].to_list()]
-    kept = table.with_row_index("_p").filter(~pl.col("_p").is_in(declined))
-    rows = pl.concat([kept, python.table.with_columns(pl.Series("_p", taken, dtype=pl.UInt32))
-                     .select(kept.columns)]).sort("_p")
+    indexed = table.with_row_index("_p")
+    # each Python pair's plan position (doc_ids are unique in a batch)
+    taken = python.table.select("doc_id").join(indexed.select("doc_id", "_p"), on="doc_id",
+                                               how="left", maintain_order="left")["_p"]
+    kept = indexed.filter(~pl.col("_p").is_in(declined))
+    rows = pl.concat([kept, python.table.with_columns(taken).select(kept.columns)]).sort("_p")
     # plan position -> position in the batch (the pairs build_pairs left out have none)
-    renumber = pl.Series("new", [-1] * table.height, dtype=pl.Int64).scatter(
+    renumber = pl.repeat(-1, table.height, dtype=pl.Int64, eager=True).scatter(
         rows["_p"], pl.int_range(rows.height, eager=True))
     gt_py = flatten(python.gt, empty_containers_are_null=empty_containers_are_null,
                     item_base=flat[1].next_item)
     aio_py = flatten(python.aio, empty_containers_are_null=empty_containers_are_null,
                      item_base=gt_py.next_item)
-    at_plan = pl.Series(taken, dtype=pl.Int64)
+    at_plan = taken.cast(pl.Int64)
     gt = combined(flat[0], gt_py, renumber, renumber.gather(at_plan), declined, 0)
     aio = combined(flat[1], aio_py, renumber, renumber.gather(at_plan), declined, gt.next_item)
     return Pairs(rows.drop("_p"), [], [], list(python.errors), files=python.files,
@@ -878,17 +879,15 @@ def _metadata_columns(names: Sequence[str], n: int, gt: Flattened, aio: Flattene
     """Each metadata column of a batch from the kernel's metadata rows, or from a side's own
     column (``own``) of that name: the AIO record's value, else the GT record's, as
     :func:`build_pairs` takes it."""
-    columns = []
-    for index, name in enumerate(names):
-        aio_value, gt_value = (
-            own[side][name].alias(name) if name in own.get(side, {}) else
-            pl.repeat(None, n, dtype=pl.String, eager=True).alias(name).scatter(
-                rows["doc"], rows["text"])
-            for side, flat in (("aio", aio), ("gt", gt))
-            for rows in (flat.metadata.filter(pl.col("name") == index),)
-        )
-        columns.append(aio_value.fill_null(gt_value))
-    return columns
+    def value(side: str, flat: Flattened, index: int, name: str) -> pl.Series:
+        if name in own.get(side, {}):
+            return own[side][name].alias(name)
+        rows = flat.metadata.filter(pl.col("name") == index)
+        return pl.repeat(None, n, dtype=pl.String, eager=True).alias(name).scatter(
+            rows["doc"], rows["text"])
+
+    return [value("aio", aio, index, name).fill_null(value("gt", gt, index, name))
+            for index, name in enumerate(names)]
 
 
 def scan_ndjson(
@@ -1012,8 +1011,8 @@ class TablePlan:
     files: dict[str, str | None]
     errors: list[dict]
     n_read: dict[str, int]
-    #: metadata names, and per side those that are columns of its table (a table's own
-    #: column wins over a member of the same name, which is still not content)
+    #: metadata names, and per side those that are columns of its table, as strings (a
+    #: table's own column wins over a member of the same name, which is still not content)
     metadata: list[str] = field(default_factory=list)
     meta_columns: dict[str, dict[str, pl.Series]] = field(default_factory=dict)
 
@@ -1044,9 +1043,11 @@ class TablePlan:
             return build_pairs(zip(doc_ids, recs["gt"], recs["aio"], strict=True),
                                ErrorRows(strict), files=self.files, metadata=self.metadata)
 
-        read_aside = [i for i in range(plan.height)
-                      if any(rows[side][i] in self.records[side] for side in rows)]
-        own = {side: {name: column.cast(pl.String).gather(pl.Series(rows[side], dtype=pl.Int64))
+        aside = pl.any_horizontal(
+            pl.col(f"{side}_row").is_in(pl.Series(list(self.records[side]), dtype=pl.Int64)
+                                        .implode()) for side in rows)
+        read_aside = plan.select(aside.arg_true()).to_series().to_list()
+        own = {side: {name: column.gather(plan[f"{side}_row"])
                       for name, column in self.meta_columns.get(side, {}).items()}
                for side in rows}
         pairs = pairs_from_texts(plan, texts, None, empty_containers_are_null, self.files,
@@ -1087,6 +1088,9 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
     if any(not (c.dtype == pl.String or c.dtype.is_integer())
            for own in meta_columns.values() for c in own.values()):
         return None
+    # their str(), which build_pairs writes, is their cast: cast once, not per batch
+    meta_columns = {side: {name: c.cast(pl.String) for name, c in own.items()}
+                    for side, own in meta_columns.items()}
     errors = ErrorRows(strict)
     tables, texts, records, files, n_read = {}, {}, {}, {}, {}
     for side, (table, files[side]) in sources.items():

@@ -224,14 +224,23 @@ def _split_record(
                                  "stored as UTF-8")
     doc_id = None if doc_id is None else str(doc_id)
     if content_field is not None:
-        if content_field not in obj:
-            return doc_id, has_id, None, f"record has no content field '{content_field}'"
-        return doc_id, has_id, obj[content_field], None
+        return doc_id, has_id, *_content_of(obj, content_field)
     if has_id:  # a copy without the id (copy + del is 5x faster than a comprehension)
         content = obj.copy()
         del content[id_field]
         return doc_id, has_id, content, None
     return doc_id, has_id, obj, None
+
+
+def _content_of(record: Any, content_field: str | None) -> tuple[Any, str | None]:
+    """(document, problem) of a record whose document is its member ``content_field`` (None:
+    the record itself). A record that is not an object is its own document, whose root
+    :func:`build_pairs` judges."""
+    if content_field is None or not isinstance(record, dict):
+        return record, None
+    if content_field not in record:
+        return None, f"record has no content field '{content_field}'"
+    return record[content_field], None
 
 
 def iter_records(
@@ -294,9 +303,10 @@ def _json_column(table: pl.DataFrame, side: Side, id_field: str, json_column: st
 
 def _record_from_text(
     text: str | None, row: int, doc_id: str | None, has_id: bool, side: Side, json_column: str,
-    errors: ErrorRows,
+    errors: ErrorRows, content_field: str | None = None,
 ) -> Record | None:
-    """The record of one JSON-text cell (``row`` is 1-based), or None after its error row."""
+    """The record of one JSON-text cell (``row`` is 1-based), or None after its error row;
+    with ``content_field``, its document is that member (:func:`_content_of`)."""
     if text is None:
         errors.add(side, None, row, doc_id, f"column '{json_column}' is null")
         return None
@@ -308,13 +318,19 @@ def _record_from_text(
             return Record(doc_id, text, row, has_id)
         errors.add(side, None, row, doc_id, f"not valid JSON: {exc}")
         return None
-    return Record(doc_id, content, row, has_id, raw, notes, content)
+    document, problem = _content_of(content, content_field)
+    if problem:
+        errors.add(side, None, row, doc_id, problem)
+        return None
+    return Record(doc_id, document, row, has_id, raw, notes, content)
 
 
 def _records_from_table(
-    table: pl.DataFrame, side: Side, id_field: str, json_column: str | None, errors: ErrorRows
+    table: pl.DataFrame, side: Side, id_field: str, json_column: str | None, errors: ErrorRows,
+    content_field: str | None = None,
 ) -> list[Record]:
-    """A table with an id column (optional) and one JSON-text or struct column."""
+    """A table with an id column (optional) and one JSON-text or struct column, whose cells are
+    the documents, or with ``content_field`` the records holding them."""
     json_column = _json_column(table, side, id_field, json_column)
     col = table[json_column]
     ids = table[id_field].cast(pl.String).to_list() if id_field in table.columns else None
@@ -325,12 +341,17 @@ def _records_from_table(
     if col.dtype == pl.String:
         for i, text in enumerate(col.to_list(), start=1):
             rec = _record_from_text(text, i, ids[i - 1] if ids else None, has_id, side,
-                                    json_column, errors)
+                                    json_column, errors, content_field)
             if rec is not None:
                 out.append(rec)
     elif isinstance(col.dtype, pl.Struct):
-        for i, content in enumerate(col.to_list(), start=1):
-            out.append(Record(ids[i - 1] if ids else None, content, i, has_id))
+        for i, cell in enumerate(col.to_list(), start=1):
+            doc_id = ids[i - 1] if ids else None
+            content, problem = _content_of(cell, content_field)
+            if problem:
+                errors.add(side, None, i, doc_id, problem)
+                continue
+            out.append(Record(doc_id, content, i, has_id, parsed=cell))
     else:
         raise InputError(
             f"{side} column '{json_column}' must hold JSON text or structs; got {col.dtype}"
@@ -388,7 +409,8 @@ def read_records(
             raise InputFileError(f"{side} input {name} does not exist or is not a file")
         table = table_source(path)
         if table is not None:
-            return _records_from_table(table[0], side, id_field, json_column, errors), name
+            return _records_from_table(table[0], side, id_field, json_column, errors,
+                                       content_field), name
         data = path.read_bytes()
         check_text_file(data[:8], name)
         data = data.removeprefix(UTF8_BOM)
@@ -420,7 +442,8 @@ def read_records(
         return recs, name
     table = table_source(source)
     if table is not None:
-        return _records_from_table(table[0], side, id_field, json_column, errors), None
+        return _records_from_table(table[0], side, id_field, json_column, errors,
+                                   content_field), None
     if isinstance(source, Sequence) and not isinstance(source, str | bytes):
         return _records_from_objects(source, side, id_field, content_field, errors), None
     raise InputError(
@@ -1015,6 +1038,8 @@ class TablePlan:
     #: table's own column wins over a member of the same name, which is still not content)
     metadata: list[str] = field(default_factory=list)
     meta_columns: dict[str, dict[str, pl.Series]] = field(default_factory=dict)
+    #: per side, the member of each cell's record holding its document (None: the cell)
+    fields: tuple[str | None, str | None] = (None, None)
 
     def read_pairs(self, plan: pl.DataFrame, *, strict: bool = False,
                    empty_containers_are_null: bool = False) -> Pairs:
@@ -1039,7 +1064,7 @@ class TablePlan:
                             r.meta = {name: column[r.line - 1] for name, column
                                       in self.meta_columns.get(side, {}).items()}
                     take_metadata([r for r in recs[side] if r is not None], self.metadata,
-                                  True, self.files[side])
+                                  self._field(side) is None, self.files[side])
             return build_pairs(zip(doc_ids, recs["gt"], recs["aio"], strict=True),
                                ErrorRows(strict), files=self.files, metadata=self.metadata)
 
@@ -1051,7 +1076,7 @@ class TablePlan:
                       for name, column in self.meta_columns.get(side, {}).items()}
                for side in rows}
         pairs = pairs_from_texts(plan, texts, None, empty_containers_are_null, self.files,
-                                 self.metadata, in_python=in_python,
+                                 self.metadata, self.fields, in_python=in_python,
                                  in_python_also=read_aside, own_metadata=own)
         return in_python(plan) if pairs is None else pairs
 
@@ -1063,20 +1088,30 @@ class TablePlan:
         if row in self.records[side]:
             return self.records[side][row]
         raw = self.texts[side][row]
-        content, notes = _parse_json(raw)
-        return Record(doc_id, content, row + 1, True, raw, notes, content)
+        parsed, notes = _parse_json(raw)
+        # the plan read aside the records without their content member
+        content, _ = _content_of(parsed, self._field(side))
+        return Record(doc_id, content, row + 1, True, raw, notes, parsed)
+
+    def _field(self, side: Side) -> str | None:
+        return self.fields[0 if side == "gt" else 1]
 
 
 def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
-                strict: bool, metadata: Sequence[str] = ()) -> TablePlan | None:
-    """The :class:`TablePlan` of two table inputs whose JSON columns hold text; None for other
-    inputs (a struct column, a file that is not a table, no native kernel), and for a
-    metadata column whose values are not strings or integers (their ``str()`` is Python's),
-    which :func:`pair_inputs` reads."""
+                strict: bool, metadata: Sequence[str] = (),
+                content_field: str | tuple[str | None, str | None] | None = None,
+                ) -> TablePlan | None:
+    """The :class:`TablePlan` of two table inputs whose JSON columns hold text (with
+    ``content_field``, records holding the documents, as :func:`pair_inputs` reads them);
+    None for other inputs (a struct column, a file that is not a table, no native kernel), for
+    a nested metadata column, and for a content field that is also a metadata name, which
+    :func:`pair_inputs` reads."""
     from .flatten import KERNEL, _native
 
     sources = {"gt": table_source(gt), "aio": table_source(aio)}
-    if KERNEL != "native" or None in sources.values():
+    fields = (content_field if isinstance(content_field, tuple)
+              else (content_field, content_field))
+    if KERNEL != "native" or None in sources.values() or set(fields) & set(metadata):
         return None
     columns = {side: _json_column(table, side, id_field, json_column)
                for side, (table, _) in sources.items()}
@@ -1085,11 +1120,11 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
     meta_columns = {side: {name: table[name] for name in metadata
                            if name in table.columns and name != columns[side]}
                     for side, (table, _) in sources.items()}
-    if any(not (c.dtype == pl.String or c.dtype.is_integer())
+    if any(c.dtype.is_nested() or c.dtype == pl.Object
            for own in meta_columns.values() for c in own.values()):
         return None
-    # their str(), which build_pairs writes, is their cast: cast once, not per batch
-    meta_columns = {side: {name: c.cast(pl.String) for name, c in own.items()}
+    # as build_pairs writes them: once, not per batch
+    meta_columns = {side: {name: _as_python_str(c) for name, c in own.items()}
                     for side, own in meta_columns.items()}
     errors = ErrorRows(strict)
     tables, texts, records, files, n_read = {}, {}, {}, {}, {}
@@ -1099,12 +1134,13 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
             None, table.height, dtype=pl.String, eager=True)
         texts[side] = column.cast(pl.Binary).to_list()  # the UTF-8 bytes, no str objects
         # null cells and text that is not JSON, in row order: read as pair_inputs reads them
+        field_ = fields[0 if side == "gt" else 1]
         aside = sorted({*column.is_null().arg_true().to_list(),
-                        *_native.unreadable_texts(texts[side])})
+                        *_native.unreadable_texts(texts[side], field_)})
         records[side], dropped = {}, []
         for row in aside:
             rec = _record_from_text(column[row], row + 1, ids[row], has_id, side,
-                                    columns[side], errors)
+                                    columns[side], errors, field_)
             if rec is None:
                 dropped.append(row)
             else:
@@ -1118,7 +1154,17 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
         n_read[side] = table.height  # each row is a record or an error row
     plan = pair_records(tables["gt"], tables["aio"], id_field, files, errors)
     return TablePlan(plan, texts, records, files, errors.rows, n_read, list(metadata),
-                     meta_columns)
+                     meta_columns, fields)
+
+
+def _as_python_str(column: pl.Series) -> pl.Series:
+    """Each value's ``str()``, which :func:`build_pairs` writes for a metadata value read in
+    Python (null stays null): a string or integer column's cast, any other's (floats, booleans,
+    dates: ``True``, ``1e+16``, Python's spelling) per value in Python."""
+    if column.dtype == pl.String or column.dtype.is_integer():
+        return column.cast(pl.String)
+    return pl.Series(column.name, [None if v is None else str(v) for v in column.to_list()],
+                     dtype=pl.String)
 
 
 def check_metadata_names(metadata: Sequence[str], id_field: str) -> None:

@@ -182,9 +182,9 @@ def evaluate(
             read = functools.partial(read_pairs, files={"gt": gt, "aio": aio},
                                      id_field=id_field, metadata=metadata, fields=fields,
                                      **reader)
-        elif plain and content_field is None and (texts := plan_tables(
+        elif plain and (texts := plan_tables(
                 gt, aio, id_field=id_field, json_column=json_column, strict=strict,
-                metadata=metadata)):
+                metadata=metadata, content_field=content_field)):
             plan, rows, n_read = texts.plan, texts.errors, texts.n_read
             read = functools.partial(texts.read_pairs, **reader)
         else:

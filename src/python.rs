@@ -304,12 +304,18 @@ fn parse_count(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<usize> {
 }
 
 /// Positions of the texts that are not JSON as the kernel reads it ([`unreadable`]); a
-/// BOM is not skipped here (inside a table cell it is not part of JSON text).
+/// BOM is not skipped here (inside a table cell it is not part of JSON text); with `content`,
+/// the objects without that member too.
 #[pyfunction]
-fn unreadable_texts(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<Vec<usize>> {
+#[pyo3(signature = (texts, content=None))]
+fn unreadable_texts(
+    py: Python<'_>,
+    texts: &Bound<'_, PyList>,
+    content: Option<&str>,
+) -> PyResult<Vec<usize>> {
     let held = held::<PyBytes>(texts)?;
     let slices = as_slices(&held);
-    Ok(py.detach(|| unreadable(&slices)))
+    Ok(py.detach(|| unreadable(&slices, content)))
 }
 
 /// The bytes of each held text, as the kernel's functions take them.

@@ -63,26 +63,87 @@ fn read_line(raw: &[u8], id_field: &str, content: Option<&str>) -> Line {
 }
 
 /// Positions of the texts that are not JSON as the kernel reads it (validated within serde_json's
-/// nesting limit, nothing kept), on the rayon pool. A table reader asks before pairing: those
-/// records alone are read by the Python path at once (an error row, or raw model text), so
-/// pairing sees the records it always has; the others are JSON, and a batch of them goes
-/// from text to the leaves table unless the walk declines one (then it is read in Python).
-pub fn unreadable(texts: &[Option<&[u8]>]) -> Vec<usize> {
+/// nesting limit, nothing kept), on the rayon pool; with a `content` member, also the objects
+/// without one. A table reader asks before pairing: those records alone are read by the
+/// Python path at once (an error row, or raw model text), so pairing sees the records it
+/// always has; the others are JSON, and a batch of them goes from text to the leaves table
+/// unless the walk declines one (then it is read in Python).
+pub fn unreadable(texts: &[Option<&[u8]>], content: Option<&str>) -> Vec<usize> {
     texts
         .par_iter()
         .with_min_len(64)
         .enumerate()
-        .filter(|(_, t)| t.is_some_and(|t| !is_json(t)))
+        .filter(|(_, t)| t.is_some_and(|t| !is_json(t, content)))
         .map(|(i, _)| i)
         .collect()
 }
 
-fn is_json(text: &[u8]) -> bool {
+fn is_json(text: &[u8], content: Option<&str>) -> bool {
     let Ok(text) = std::str::from_utf8(text) else {
         return false;
     };
     let mut de = serde_json::Deserializer::from_str(text);
-    Skip.deserialize(&mut de).is_ok() && de.end().is_ok()
+    let read = match content {
+        None => Skip.deserialize(&mut de).is_ok(),
+        Some(name) => matches!(HasMember(name).deserialize(&mut de), Ok(true)),
+    };
+    read && de.end().is_ok()
+}
+
+/// Whether a record has the member holding its document: false only for an object without
+/// it; any other root is no record of members, and the Python path reads it as it is.
+struct HasMember<'a>(&'a str);
+
+impl<'de> DeserializeSeed<'de> for HasMember<'_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HasMember<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        while seq.next_element_seed(Skip)?.is_some() {}
+        Ok(true)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        let mut first = true;
+        let mut found = false;
+        while let Some(CowStr(key)) = map.next_key::<CowStr<'de>>()? {
+            if first && key == "$serde_json::private::Number" {
+                map.next_value_seed(Skip)?; // a number root (arbitrary_precision)
+                return Ok(true);
+            }
+            first = false;
+            found |= key == self.0;
+            map.next_value_seed(Skip)?;
+        }
+        Ok(found)
+    }
 }
 
 /// A value validated and dropped. Not serde's `IgnoredAny`: serde_json skips that without its
@@ -311,6 +372,22 @@ mod tests {
             Some(deep.as_bytes()),
             Some(br#""\ud800""#),
         ];
-        assert_eq!(unreadable(&texts), vec![4, 5, 7, 8, 9, 10]);
+        assert_eq!(unreadable(&texts, None), vec![4, 5, 7, 8, 9, 10]);
+    }
+
+    #[test]
+    fn with_a_content_member_objects_without_it_are_unreadable() {
+        let texts: Vec<Option<&[u8]>> = vec![
+            Some(br#"{"doc": {"a": 1}, "model": "m"}"#),
+            Some(br#"{"model": "m", "doc": "text"}"#),
+            Some(br#"{"model": "m"}"#),
+            Some(br#"{"nested": {"doc": 1}}"#),
+            Some(b"[1, 2]"),
+            Some(b"12"),
+            Some(b"not json"),
+            None,
+        ];
+        assert_eq!(unreadable(&texts, Some("doc")), vec![2, 3, 6]);
+        assert_eq!(unreadable(&texts, None), vec![6]);
     }
 }

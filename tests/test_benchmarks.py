@@ -29,8 +29,10 @@ def _run(script: str, *args: str) -> str:
     return proc.stdout
 
 
-def test_tables_benchmark_runs_and_both_ways_agree(data):
-    out = _run("tables.py", "--data", str(data), "--n", "300", "--repeats", "1")
+@pytest.mark.parametrize("shape", ["plain", "members", "float-meta"])
+def test_tables_benchmark_runs_and_both_ways_agree(data, shape):
+    out = _run("tables.py", "--data", str(data), "--n", "300", "--repeats", "1",
+               "--shape", shape)
     assert "fields tables equal: True" in out
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 import pytest
+from polars.testing import assert_frame_equal
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -294,6 +295,39 @@ def test_raw_text_aio_through_content_field():
     )
     assert r.documents["aio_parse_status"][0] == "invalid"
     assert r.documents["completeness"][0] == 0.0
+
+
+def test_struct_column_records_with_a_content_field_read_as_python_records_are():
+    """A struct column's cells are records like any others: with a content field, the member
+    is the document and the other members may be metadata (not content); a null member (a
+    struct has no absent field) is a null root, an error row; without a content field, a
+    metadata member is read, not lost."""
+    gt = [{"doc": {"x": 1, "y": "a"}, "model": "g"}, {"doc": {"x": 2, "y": "b"}, "model": "g"},
+          {"doc": None, "model": "g"}]
+    aio = [{"doc": {"x": 1, "y": "z"}, "model": "m1"}, {"doc": {"x": 5, "y": "b"}, "model": "m2"},
+           {"doc": {"x": 3, "y": "c"}, "model": "m3"}]
+    ids = ["a", "b", "c"]
+
+    def struct_table(records: list[dict]) -> pl.DataFrame:
+        return pl.DataFrame({"doc_id": ids, "rec": records})
+
+    def as_records(records: list[dict]) -> list[dict]:
+        return [{"doc_id": i, **r} for i, r in zip(ids, records, strict=True)]
+
+    options = {"content_field": "doc", "metadata": ["model"]}
+    tables = evaluate(struct_table(gt), struct_table(aio), json_column="rec", **options)
+    objects = evaluate(as_records(gt), as_records(aio), **options)
+    for name in ("documents", "fields", "attributes"):
+        assert_frame_equal(getattr(tables, name), getattr(objects, name), check_row_order=False)
+    assert_frame_equal(tables.errors, objects.errors)
+    assert tables.errors.select("source", "line", "doc_id").rows() == [("gt", 3, "c"),
+                                                                       ("aio", 3, "c")]
+    assert tables.documents.sort("doc_id")["model"].to_list() == ["m1", "m2"]
+    flat = [{"x": 1, "model": "g"}], [{"x": 2, "model": "m"}]
+    r = evaluate(*(pl.DataFrame({"doc_id": ["a"], "rec": f}) for f in flat), json_column="rec",
+                 metadata=["model"])
+    assert r.documents["model"].to_list() == ["m"]
+    assert r.fields["attribute"].to_list() == ["x"]
 
 
 def test_unrepresentable_python_values_are_errors():

@@ -484,11 +484,54 @@ def test_files_read_pair_by_pair_equal_the_same_records_as_objects(tmp_path, doc
                        check_row_order=False)
 
 
+def test_table_content_fields_read_as_records_are(monkeypatch):
+    """A table whose JSON cells are records holding the document (``--gt-field`` /
+    ``--aio-field``) is read from the text by the kernel, as the same records given as Python
+    objects are: the member is the document, the other members are no content (metadata may
+    be read from them), a record without the member is an error row and is not paired; a
+    float metadata column gives Python's ``str()``. Table-only cells (a null, raw model text)
+    give the Python path's rows."""
+    from jsoneval_polars import evaluate, ingest
+
+    gt, aio = _content_records(True)
+    temps = [i / 3 if i % 5 else None for i in range(len(aio))]
+    temps[2], temps[4] = 1e16, float("nan")
+    options = {"content_field": ("doc", "out"), "metadata": ["model", "temp"],
+               "batch_size": 16}
+    objects = evaluate(gt, [{**r, "temp": t} for r, t in zip(aio, temps, strict=True)],
+                       **options)
+
+    def table(records: list[dict], **columns) -> pl.DataFrame:
+        return pl.DataFrame({"doc_id": [r["doc_id"] for r in records],
+                             "json": [json.dumps(r) for r in records], **columns},
+                            schema_overrides={"temp": pl.Float64})
+
+    calls = []
+    original = ingest.pairs_from_texts
+    monkeypatch.setattr(ingest, "pairs_from_texts",
+                        lambda *a, **k: calls.append(1) or original(*a, **k))
+    tables = table(gt), table(aio, temp=temps)
+    native = evaluate(*tables, json_column="json", **options)
+    assert calls, "the text path was not taken"
+    _same_run(native, objects)
+    assert "record has no content field 'out'" in native.errors["error"].to_list()
+    assert {"nan", "1e+16", "0.3333333333333333"} <= set(native.documents["temp"].to_list())
+    assert not {"model", "temp", "doc_id"} & set(native.fields["attribute"].to_list())
+
+    gt_table, aio_table = tables
+    gt_table[31, "json"] = None
+    aio_table[33, "json"] = 'Sure! {"name": "Item 33"}'
+    native = evaluate(gt_table, aio_table, json_column="json", **options)
+    _object_path(monkeypatch)
+    _same_run(native, evaluate(gt_table, aio_table, json_column="json", **options))
+
+
 def test_table_metadata_columns_and_members_read_as_the_python_path_reads_them(monkeypatch):
     """Metadata of table inputs: a side's own column (strings, integers; nulls too) wins over
     a member of that name, which is still not content; other names come from the members;
     the AIO's value wins over the GT's. Read from the text, hostile cells among them, the run
-    equals the Python path's; a float column keeps the Python path (its str() is Python's)."""
+    equals the Python path's; float, boolean and date columns too (their str() is Python's:
+    ``1.0``, ``True``, ``2024-01-05``)."""
     from jsoneval_polars import evaluate, ingest
 
     n = 40
@@ -511,9 +554,16 @@ def test_table_metadata_columns_and_members_read_as_the_python_path_reads_them(m
     options = {"metadata": ["model", "run"], "batch_size": 16, "json_column": "json"}
     native = evaluate(gt, aio, **options)
     assert calls, "the text path was not taken"
-    floats = evaluate(gt.with_columns(pl.col("run").cast(pl.Float64)), aio, **options)
+    others = [pl.col("run").cast(pl.Float64), pl.col("run").cast(pl.Boolean),
+              (pl.date(2024, 1, 1) + pl.duration(days=pl.col("run"))).alias("run")]
+    calls.clear()
+    by_text = [evaluate(gt.with_columns(column), aio, **options) for column in others]
+    assert len(calls) >= 3 * 3, "a scalar metadata column left the text path"
     _object_path(monkeypatch)
     _same_run(native, evaluate(gt, aio, **options))
-    _same_run(floats, evaluate(gt.with_columns(pl.col("run").cast(pl.Float64)), aio, **options))
+    for column, run in zip(others, by_text, strict=True):
+        _same_run(run, evaluate(gt.with_columns(column), aio, **options))
+    values = {value for run in by_text for value in run.documents["run"].to_list()}
+    assert {"True", "5.0"} <= values and any(str(v).startswith("2024-") for v in values)
     values = native.documents.select("model", "run").drop_nulls()
     assert values.height and {"run", "model"}.isdisjoint(native.fields["attribute"].to_list())

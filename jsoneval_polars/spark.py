@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,10 +42,17 @@ from .bootstrap import check_resamples, with_intervals
 from .config import Config, parse_config
 from .core import needs_documents, score_batch
 from .counts import RunState, run_state
-from .ingest import InputError, Pairs, pair_inputs, plan_tables, screen_keyed_rows
+from .ingest import (
+    InputError,
+    Pairs,
+    check_metadata_names,
+    pair_inputs,
+    plan_tables,
+    screen_keyed_rows,
+)
 from .layout import RunWriter, manifest, now
 from .pipeline import Result
-from .rates import finish
+from .rates import attribute_rates, finish
 from .scorers import Scorer
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -82,25 +89,37 @@ ATTRIBUTES_SCHEMA = _arrow(schemas.ATTRIBUTES)
 STATE_SCHEMA = COUNTS_SCHEMA.remove(0)
 TOTALS_ARROW_SCHEMA = _arrow(schemas.TOTALS)
 
-TABLE_SCHEMAS: dict[str, pa.Schema] = {
-    "documents": DOCUMENTS_SCHEMA,
-    "fields": FIELDS_SCHEMA,
-    "counts": COUNTS_SCHEMA,
-    "alignments": ALIGNMENTS_SCHEMA,
-    "errors": ERRORS_SCHEMA,
-    "state": STATE_SCHEMA,
-    "totals": TOTALS_ARROW_SCHEMA,
-}
-# The workers emit one Arrow stream: a ``kind`` tag and one struct column per table, of which
-# only the tagged one is set. The driver splits it with filter + select after persisting it.
-_OUTPUT_SCHEMA = pa.schema(
-    [pa.field("kind", pa.string())]
-    + [pa.field(name, pa.struct(list(s))) for name, s in TABLE_SCHEMAS.items()]
-)
-# the driver's one aggregation: the group-by sum of the chunks' states
-_SUMS_SCHEMA = pa.schema(
-    [pa.field("kind", pa.string()), *STATE_SCHEMA, *TOTALS_ARROW_SCHEMA]
-)
+
+
+def table_schemas(metadata: Sequence[str] = ()) -> dict[str, pa.Schema]:
+    """The declared schemas of a run's tables, with its metadata columns (strings) where the
+    engine puts them: after ``doc_id`` in documents and counts, last in fields, first in a
+    chunk's state (its counts per metadata values and attribute)."""
+    meta = [pa.field(name, pa.string()) for name in metadata]
+
+    def after_doc_id(schema: pa.Schema) -> pa.Schema:
+        return pa.schema([schema.field(0), *meta, *list(schema)[1:]])
+
+    return {
+        "documents": after_doc_id(DOCUMENTS_SCHEMA),
+        "fields": pa.schema([*FIELDS_SCHEMA, *meta]),
+        "counts": after_doc_id(COUNTS_SCHEMA),
+        "alignments": ALIGNMENTS_SCHEMA,
+        "errors": ERRORS_SCHEMA,
+        "state": pa.schema([*meta, *STATE_SCHEMA]),
+        "totals": TOTALS_ARROW_SCHEMA,
+    }
+
+
+def output_schema(declared: dict[str, pa.Schema]) -> pa.Schema:
+    """The workers' one Arrow stream: a ``kind`` tag and one struct column per table, of which
+    only the tagged one is set. The driver splits it with filter + select after persisting it."""
+    return pa.schema([pa.field("kind", pa.string())]
+                     + [pa.field(name, pa.struct(list(s))) for name, s in declared.items()])
+
+
+TABLE_SCHEMAS: dict[str, pa.Schema] = table_schemas()
+_OUTPUT_SCHEMA = output_schema(TABLE_SCHEMAS)
 
 
 def _quote(name: str) -> str:
@@ -125,8 +144,9 @@ def spark_ddl(schema: pa.Schema) -> str:
 class _PartitionScorer:
     """The function given to ``mapInArrow`` (pickled to the workers with its settings).
 
-    Input batches hold (doc_id, side, json, safety, row) sorted by doc_id; output batches
-    follow ``_OUTPUT_SCHEMA``.
+    Input batches hold (doc_id, side, json, safety, row, then one ``_meta_<i>`` column per
+    metadata name) sorted by doc_id; output batches follow ``output_schema`` of the run's
+    ``table_schemas``.
     """
 
     config: Config
@@ -136,6 +156,10 @@ class _PartitionScorer:
     semantic_scorer: Scorer | str | None
     strict: bool
     chunk_rows: int
+    metadata: tuple[str, ...] = ()
+    #: per side (gt, aio), the metadata names that are columns of its frame (they win over
+    #: members of those names, as a table's own columns do locally)
+    own_metadata: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         pending: list[pa.RecordBatch] = []
@@ -163,12 +187,15 @@ class _PartitionScorer:
         usable, errors = screen_keyed_rows(rows, self.id_field, dict(self.null_messages),
                                            strict=self.strict)
         states = [run_state(errors=errors, n_read=n_read)]
+        declared = table_schemas(self.metadata)
         if usable.height:
             gt, aio = (
-                usable.filter(pl.col("side") == side).select("doc_id", "json")
-                for side in ("gt", "aio")
+                usable.filter(pl.col("side") == side).select(
+                    "doc_id", "json",
+                    *[pl.col(f"_meta_{self.metadata.index(name)}").alias(name) for name in own])
+                for side, own in zip(("gt", "aio"), self.own_metadata, strict=True)
             )
-            pairs = _chunk_pairs(gt, aio, self.config, self.strict)
+            pairs = _chunk_pairs(gt, aio, self.config, self.strict, self.metadata)
             if self.has_safety:
                 known = usable.filter(pl.col("safety").is_not_null())
                 pairs = pairs.with_safety(dict(zip(known["doc_id"], known["safety"], strict=True)))
@@ -185,23 +212,25 @@ class _PartitionScorer:
             for kind in ("documents", "fields", "counts", "alignments"):
                 frame = getattr(batch, kind)
                 if frame.height:
-                    yield _tagged(kind, frame)
+                    yield _tagged(kind, frame, declared)
         if errors.height:
-            yield _tagged("errors", errors)
+            yield _tagged("errors", errors, declared)
         for state in states:
             if state.counts.height:
-                yield _tagged("state", state.counts)
-            yield _tagged("totals", state.totals)
+                yield _tagged("state", state.counts, declared)
+            yield _tagged("totals", state.totals, declared)
 
 
-def _chunk_pairs(gt: pl.DataFrame, aio: pl.DataFrame, config: Config, strict: bool) -> Pairs:
-    """The pairs of a chunk's (doc_id, json) rows: from their JSON text to the leaves table
-    (ingest.plan_tables), or as Python records where the documents themselves are needed
-    (ANLS*, sibling confidences) or the native kernel is missing."""
+def _chunk_pairs(gt: pl.DataFrame, aio: pl.DataFrame, config: Config, strict: bool,
+                 metadata: Sequence[str] = ()) -> Pairs:
+    """The pairs of a chunk's (doc_id, json, own metadata columns) rows: from their JSON text
+    to the leaves table (ingest.plan_tables), or as Python records where the documents
+    themselves are needed (ANLS*, sibling confidences) or the native kernel is missing."""
     texts = None if needs_documents(config) else plan_tables(
-        gt, aio, id_field="doc_id", json_column="json", strict=strict)
+        gt, aio, id_field="doc_id", json_column="json", strict=strict, metadata=metadata)
     if texts is None:
-        return pair_inputs(gt, aio, id_field="doc_id", json_column="json", strict=strict)
+        return pair_inputs(gt, aio, id_field="doc_id", json_column="json", strict=strict,
+                           metadata=metadata)
     pairs = texts.read_pairs(texts.plan, strict=strict,
                              empty_containers_are_null=config.empty_containers_are_null)
     pairs.errors = texts.errors + pairs.errors
@@ -220,13 +249,14 @@ def _split_before_last_id(table: pa.Table) -> tuple[pa.Table, pa.Table]:
     return table.slice(0, cut), table.slice(cut)
 
 
-def _tagged(kind: str, frame: pl.DataFrame) -> pa.RecordBatch:
+def _tagged(kind: str, frame: pl.DataFrame, declared: dict[str, pa.Schema]) -> pa.RecordBatch:
     """One output batch: ``kind``, the struct column of that table, nulls for the others."""
-    schema = TABLE_SCHEMAS[kind]
+    schema = declared[kind]
     arrow = frame.select(schema.names).to_arrow().cast(schema)
     n = arrow.num_rows
     columns = []
-    for out in _OUTPUT_SCHEMA:
+    output = output_schema(declared)
+    for out in output:
         if out.name == "kind":
             columns.append(pa.array([kind] * n, pa.string()))
         elif out.name == kind:
@@ -234,7 +264,7 @@ def _tagged(kind: str, frame: pl.DataFrame) -> pa.RecordBatch:
             columns.append(pa.StructArray.from_arrays(children, fields=list(schema)))
         else:
             columns.append(pa.nulls(n, out.type))
-    return pa.RecordBatch.from_arrays(columns, schema=_OUTPUT_SCHEMA)
+    return pa.RecordBatch.from_arrays(columns, schema=output)
 
 
 # --- driver side ----------------------------------------------------------------------------
@@ -248,6 +278,8 @@ class SparkResult:
     over one persisted scoring pass (call :meth:`unpersist` when done); ``attributes`` is the
     small per-attribute table as Polars (``attributes_spark`` is the same as a Spark
     DataFrame); ``summary`` holds the keys of :attr:`jsoneval_polars.Result.summary`.
+    ``metadata`` names the run's metadata columns, and :meth:`attributes_by` slices the
+    attribute table by them (``by``: the slices :meth:`write` writes as ``attributes_by/``).
     """
 
     documents: DataFrame
@@ -263,14 +295,29 @@ class SparkResult:
     # the finish's warning rows (names that occur in no document): in ``errors``, not in scored
     finish_warnings: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
         schema=schemas.ERRORS))
+    metadata: tuple[str, ...] = ()
+    by: tuple[str, ...] = ()
+    # the run's state: its counts summed per (metadata values, attribute), on the driver
+    state_counts: pl.DataFrame | None = None
 
     def unpersist(self) -> None:
         self.scored.unpersist()
 
+    def attributes_by(self, by: str | Sequence[str]) -> pl.DataFrame:
+        """The attribute table per slice of metadata columns, from the summed counts (no
+        re-scoring; the same table as :meth:`jsoneval_polars.Result.attributes_by`)."""
+        by = [by] if isinstance(by, str) else list(by)
+        missing = [c for c in by if c not in self.metadata]
+        if missing or self.state_counts is None:
+            raise KeyError(f"no metadata column(s) {missing}; pass metadata=[...] to "
+                           f"evaluate_spark(); metadata: {list(self.metadata)}")
+        return attribute_rates(self.state_counts, by=by)
+
     def to_polars(self) -> Result:
         """The whole result on the driver as a local :class:`jsoneval_polars.Result` (one
         Spark job). Only for results that fit in the driver's memory."""
-        stream = pl.from_arrow(self.scored.toArrow().cast(_OUTPUT_SCHEMA))
+        stream = pl.from_arrow(self.scored.toArrow().cast(
+            output_schema(table_schemas(self.metadata))))
         tables = {
             kind: stream.filter(pl.col("kind") == kind).select(pl.col(kind).struct.unnest())
             for kind in ("documents", "fields", "counts", "alignments", "errors")
@@ -291,6 +338,12 @@ class SparkResult:
                 getattr(self, name).write.mode("overwrite").parquet(
                     f"{base}/{name.removesuffix('_spark')}")
             spark = self.documents.sparkSession
+            if self.by:
+                sliced = pa.schema([*(pa.field(n, pa.string()) for n in self.by),
+                                    *ATTRIBUTES_SCHEMA])
+                spark.createDataFrame(self.attributes_by(self.by).to_arrow().cast(sliced),
+                                      schema=spark_ddl(sliced)).coalesce(1) \
+                    .write.mode("overwrite").parquet(f"{base}/attributes_by")
             line = spark.createDataFrame([(json.dumps(self.summary),)], "value string")
             line.coalesce(1).write.mode("overwrite").text(f"{base}/summary")
             return base
@@ -298,6 +351,8 @@ class SparkResult:
             for name in tables:
                 getattr(self, name).write.parquet(
                     str(writer.staging / name.removesuffix("_spark")))
+            if self.by:
+                writer.write("attributes_by", self.attributes_by(self.by), partitioned=False)
             return str(writer.commit(self.summary, self.manifest))
 
 
@@ -315,6 +370,8 @@ def evaluate_spark(
     strict: bool = False,
     bootstrap: int | None = None,
     seed: int | None = None,
+    metadata: Sequence[str] = (),
+    by: Sequence[str] = (),
 ) -> SparkResult:
     """Score AI output against ground truth held in Spark DataFrames.
 
@@ -339,6 +396,12 @@ def evaluate_spark(
     driver (a second job) and resampled there by the same code, so the same data and seed give
     the same intervals as the other drivers. At most :data:`BOOTSTRAP_MAX_DOCUMENTS` documents.
 
+    ``metadata`` names labels that are not scored and travel to ``documents``, ``fields`` and
+    ``counts``, as in :func:`jsoneval_polars.evaluate`: a column of a frame (string or
+    integer; in a pairs frame, the document's), else a member of the JSON; the AIO's value
+    wins over the GT's. ``by`` (metadata too) is kept for :meth:`SparkResult.write`, which
+    writes ``attributes_by/``; :meth:`SparkResult.attributes_by` slices by any of them.
+
     >>> res = evaluate_spark(gt_df, aio_df, config=config)  # doctest: +SKIP
     >>> res.summary["mean_rqs"], res.documents.count()  # doctest: +SKIP
     """
@@ -354,32 +417,40 @@ def evaluate_spark(
         raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
     if num_partitions is not None and num_partitions < 1:
         raise ValueError(f"num_partitions must be >= 1; got {num_partitions}")
+    by = list(by)
+    metadata = list(dict.fromkeys([*metadata, *by]))
+    check_metadata_names(metadata, id_field)
     if aio is None:
         gt_col, aio_col = _two_names(json_column, ("gt", "aio"))
         _check_columns(gt, "pairs", id_field, [gt_col, aio_col], safety_column)
-        rows = _pairs_rows(gt, id_field, gt_col, aio_col, safety_column)
+        own = _metadata_columns(gt, "pairs", metadata, [id_field, gt_col, aio_col])
+        rows = _pairs_rows(gt, id_field, gt_col, aio_col, safety_column, metadata, own)
+        own_metadata = (own, own)
         null_messages = (("gt", f"both '{gt_col}' and '{aio_col}' are null"),
                          ("aio", f"column '{aio_col}' is null"))
     else:
         gt_col, aio_col = _two_names(json_column, ("json", "json"))
         _check_columns(gt, "gt", id_field, [gt_col], safety_column)
         _check_columns(aio, "aio", id_field, [aio_col], None)
-        rows = _side_rows(gt, "gt", id_field, gt_col, safety_column).unionByName(
-            _side_rows(aio, "aio", id_field, aio_col, None)
-        )
+        own_metadata = (_metadata_columns(gt, "gt", metadata, [id_field, gt_col]),
+                        _metadata_columns(aio, "aio", metadata, [id_field, aio_col]))
+        rows = _side_rows(gt, "gt", id_field, gt_col, safety_column, metadata,
+                          own_metadata[0]).unionByName(
+            _side_rows(aio, "aio", id_field, aio_col, None, metadata, own_metadata[1]))
         null_messages = (("gt", f"column '{gt_col}' is null"),
                          ("aio", f"column '{aio_col}' is null"))
 
     scorer = _PartitionScorer(
         config=cfg, id_field=id_field, null_messages=null_messages,
         has_safety=safety_column is not None, semantic_scorer=semantic_scorer, strict=strict,
-        chunk_rows=chunk_rows,
+        chunk_rows=chunk_rows, metadata=tuple(metadata), own_metadata=own_metadata,
     )
+    run_schemas = table_schemas(metadata)
     partitions = num_partitions or _partitions_for(rows, aio is None and [gt] or [gt, aio])
     rows = rows.repartition(partitions, "doc_id")
     scored = (
         rows.sortWithinPartitions("doc_id", "side", "row")
-        .mapInArrow(scorer, spark_ddl(_OUTPUT_SCHEMA))
+        .mapInArrow(scorer, spark_ddl(output_schema(run_schemas)))
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
     tables = {
@@ -388,20 +459,22 @@ def evaluate_spark(
     }
     # one job: the scoring pass (persisted) and the group-by sum of the chunks' states
     kind = F.col("kind")
+    state_columns = run_schemas["state"]
     sums = _to_polars(
         scored.where(kind.isin("state", "totals"))
-        .groupBy(kind, F.col("state.attribute"))
+        .groupBy(kind, *[F.col("state").getField(name).alias(name) for name in metadata],
+                 F.col("state.attribute"))
         .agg(*[F.sum(f"state.{c}").alias(c) for c in schemas.ADDITIVE_COLUMNS],
              *[F.sum(f"totals.{c}").alias(c) for c in schemas.TOTALS]),
-        _SUMS_SCHEMA,
+        pa.schema([pa.field("kind", pa.string()), *state_columns, *TOTALS_ARROW_SCHEMA]),
     )
     totals = sums.filter(pl.col("kind") == "totals").select(list(schemas.TOTALS))
     state = RunState(
-        sums.filter(pl.col("kind") == "state").select("attribute", *schemas.ADDITIVE_COLUMNS),
+        sums.filter(pl.col("kind") == "state").select(state_columns.names),
         totals if totals.height else run_state().totals,  # no input rows at all
     )
     # the same finish as every driver; its warning rows join the errors table
-    attributes, summary, warnings = finish(state, config=cfg)
+    attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
     if bootstrap is not None:
         attributes, summary = _with_intervals(attributes, summary, tables, bootstrap, seed)
     spark = rows.sparkSession
@@ -426,7 +499,11 @@ def evaluate_spark(
         finish_warnings=finish_warnings,
         manifest=manifest(driver="spark", config=cfg, inputs={}, started=started,
                           n_read={"gt": summary["n_read_gt"], "aio": summary["n_read_aio"]},
-                          partition_by=None, num_partitions=partitions, chunk_rows=chunk_rows),
+                          partition_by=None, num_partitions=partitions, chunk_rows=chunk_rows,
+                          by=by),
+        metadata=tuple(metadata),
+        by=tuple(by),
+        state_counts=state.counts,
     )
 
 
@@ -513,7 +590,32 @@ def _check_columns(df, what: str, id_field: str, json_columns: list[str], safety
         )
 
 
-def _side_rows(df, side: str, id_field: str, json_col: str, safety: str | None):
+def _metadata_columns(df, what: str, metadata: list[str], taken: list[str]) -> tuple[str, ...]:
+    """The metadata names that are columns of ``df`` (not its id or JSON columns), checked to
+    hold strings or integers, whose text Spark and Python spell alike."""
+    from pyspark.sql.types import IntegralType, StringType
+
+    types = {f.name: f.dataType for f in df.schema.fields}
+    own = tuple(name for name in metadata if name in types and name not in taken)
+    for name in own:
+        if not isinstance(types[name], StringType | IntegralType):
+            raise InputError(
+                f"{what} metadata column '{name}' is {types[name].simpleString()}; metadata "
+                f"columns must be strings or integers (cast it to string first)")
+    return own
+
+
+def _metadata_rows(metadata: list[str], own: tuple[str, ...]) -> list:
+    """One string column ``_meta_<i>`` per metadata name: the frame's own column, else null
+    (the worker reads the member of that name from the JSON)."""
+    from pyspark.sql import functions as F
+
+    return [(F.col(_quote(name)) if name in own else F.lit(None)).cast("string")
+            .alias(f"_meta_{i}") for i, name in enumerate(metadata)]
+
+
+def _side_rows(df, side: str, id_field: str, json_col: str, safety: str | None,
+               metadata: list[str] = (), own: tuple[str, ...] = ()):
     from pyspark.sql import functions as F
 
     return df.select(
@@ -522,26 +624,32 @@ def _side_rows(df, side: str, id_field: str, json_col: str, safety: str | None):
         F.col(_quote(json_col)).alias("json"),
         (F.col(_quote(safety)) if safety else F.lit(None)).cast("double").alias("safety"),
         F.monotonically_increasing_id().alias("row"),
+        *_metadata_rows(list(metadata), own),
     )
 
 
-def _pairs_rows(df, id_field: str, gt_col: str, aio_col: str, safety: str | None):
+def _pairs_rows(df, id_field: str, gt_col: str, aio_col: str, safety: str | None,
+                metadata: list[str] = (), own: tuple[str, ...] = ()):
     """GT and AIO rows of a pairs frame: a null cell is an absent document; a row with both
-    null becomes one GT row with null JSON (an error row: nothing is lost)."""
+    null becomes one GT row with null JSON (an error row: nothing is lost). The frame's own
+    metadata columns go with both sides."""
     from pyspark.sql import functions as F
 
+    meta = _metadata_rows(list(metadata), own)
     base = df.select(
         F.col(_quote(id_field)).cast("string").alias("doc_id"),
         F.col(_quote(gt_col)).alias("gt"),
         F.col(_quote(aio_col)).alias("aio"),
         (F.col(_quote(safety)) if safety else F.lit(None)).cast("double").alias("safety"),
         F.monotonically_increasing_id().alias("row"),
+        *meta,
     )
+    names = [f"_meta_{i}" for i in range(len(meta))]
     gt = base.where(F.col("gt").isNotNull() | F.col("aio").isNull()).select(
-        "doc_id", F.lit("gt").alias("side"), F.col("gt").alias("json"), "safety", "row"
+        "doc_id", F.lit("gt").alias("side"), F.col("gt").alias("json"), "safety", "row", *names
     )
     aio = base.where(F.col("aio").isNotNull()).select(
-        "doc_id", F.lit("aio").alias("side"), F.col("aio").alias("json"), "safety", "row"
+        "doc_id", F.lit("aio").alias("side"), F.col("aio").alias("json"), "safety", "row", *names
     )
     return gt.unionByName(aio)
 

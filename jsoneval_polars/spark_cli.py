@@ -33,6 +33,10 @@ _opt = click.option
 @_opt("--gt-column", help="GT JSON-text column (default: json, or gt with --pairs)")
 @_opt("--aio-column", help="AIO JSON-text column (default: json, or aio with --pairs)")
 @_opt("--safety-column", help="numeric safety column of --gt or --pairs")
+@_opt("--meta", help="comma-separated metadata columns (string or integer) or JSON members "
+      "to keep (model,run_id,...)")
+@_opt("--by", help="also write attributes_by/: the attribute table per slice of these "
+      "metadata columns (comma-separated; implies --meta for them)")
 @_opt("--partitions", type=int,
       help="partitions (default: sized to the input, at most spark.sql.shuffle.partitions)")
 @_opt("--chunk-rows", type=int, default=20_000, show_default=True,
@@ -63,7 +67,7 @@ def _spark_score(args: SimpleNamespace) -> int:
         raise UsageError("give --gt and --aio, or --pairs")
     from pyspark.sql import SparkSession
 
-    from .cli import print_outcome, verdict
+    from .cli import _names, print_outcome, verdict
     from .config import load_config, parse_config
     from .spark import evaluate_spark, read_source
 
@@ -83,8 +87,11 @@ def _spark_score(args: SimpleNamespace) -> int:
         gt, aio, config=config, id_field=args.id_field, json_column=columns,
         safety_column=args.safety_column, num_partitions=args.partitions,
         chunk_rows=args.chunk_rows, strict=args.strict, bootstrap=args.bootstrap, seed=args.seed,
+        metadata=_names(args.meta), by=_names(args.by),
     )
     result.write(args.out)
     result.unpersist()
-    print_outcome(args, result, started, args.out)
+    by = _names(args.by)
+    print_outcome(args, result, started, args.out,
+                  (result.attributes_by(by), by) if by else None)
     return verdict(result.summary, {})

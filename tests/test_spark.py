@@ -235,6 +235,53 @@ def test_command_line_spark_score_bootstrap(spark, tmp_path, capsys):
                  "stored intervals")
 
 
+def test_metadata_travels_and_slices_as_locally(spark, tmp_path, capsys):
+    """metadata=[...] on Spark: a frame's own column (string or integer; the AIO's wins over
+    the GT's) and a member of the JSON (not scored) travel to documents, fields and counts as
+    they do locally, in any partitioning; attributes_by slices the summed counts as
+    Result.attributes_by does; spark-score --meta/--by writes attributes_by/; a metadata
+    column of another type is refused on the driver."""
+    from jsoneval_polars import cli
+
+    gt, aio = _generated(300, seed=5)
+    n = gt.height
+    gt = gt.with_columns(pl.Series("run", [i % 4 if i % 9 else None for i in range(n)],
+                                   dtype=pl.Int64),
+                         pl.Series("model", [f"g{i % 2}" for i in range(n)]))
+    aio = aio.with_columns(pl.Series("model", [f"m{i % 3}" if i % 5 else None for i in range(n)]))
+    options = {"metadata": ["model", "run", "currency"]}
+    local = evaluate(gt, aio, json_column="json", **options)
+    assert local.documents["currency"].null_count() < n  # the member is read
+    res = evaluate_spark(_to_spark(spark, gt), _to_spark(spark, aio), num_partitions=3,
+                         chunk_rows=70, by=["model"], **options)
+    try:
+        _assert_equals_local(res, local)
+        for by in (["model"], ["currency", "run"]):
+            _assert_same(res.attributes_by(by), local.attributes_by(by), [*by, "attribute"],
+                         f"attributes_by {by}")
+        assert not {"model", "run", "currency"} & set(res.attributes["attribute"].to_list())
+    finally:
+        res.unpersist()
+    with pytest.raises(InputError, match="aio metadata column 'model' is double"):
+        evaluate_spark(_to_spark(spark, gt), _to_spark(
+            spark, aio.with_columns(pl.col("json").str.len_bytes().cast(pl.Float64)
+                                    .alias("model"))), metadata=["model"])
+
+    gt.write_parquet(tmp_path / "gt.parquet")
+    aio.write_parquet(tmp_path / "aio.parquet")
+    out = tmp_path / "out"
+    assert cli.main(["spark-score", "--gt", str(tmp_path / "gt.parquet"), "--aio",
+                     str(tmp_path / "aio.parquet"), "--out", str(out), "--partitions", "2",
+                     "--meta", "run", "--by", "model", "--quiet"]) == 0
+    capsys.readouterr()
+    stored = read_results(out)
+    local = evaluate(tmp_path / "gt.parquet", tmp_path / "aio.parquet", json_column="json",
+                     metadata=["run", "model"])
+    _assert_same(stored.documents, local.documents, ["doc_id"], "stored documents")
+    _assert_same(pl.read_parquet(out / "attributes_by" / "*.parquet"),
+                 local.attributes_by(["model"]), ["model", "attribute"], "stored slices")
+
+
 BAD_GT = [
     ("ok", '{"a": "x", "n": 1}'),
     ("gt-only", '{"a": "y"}'),
@@ -320,20 +367,27 @@ def test_one_sided_partition_still_pairs_by_id(spark):
 
 
 def test_pairs_frame_equals_two_frames(spark):
-    """One pairs DataFrame (id, gt, aio, safety); a null side is an absent document."""
+    """One pairs DataFrame (id, gt, aio, safety, a metadata column); a null side is an absent
+    document; the metadata column is the document's, on either side."""
     rows = [
-        ("a", '{"v": "x", "n": 2}', '{"v": "x", "n": 2}', 0.5),
-        ("b", '{"v": "y"}', None, None),  # GT only
-        ("c", None, '{"v": "z"}', 1.0),  # AIO only
-        ("d", '{"v": "w"}', '{"v": "W "}', None),
-        ("e", None, None, None),  # neither: an error row
+        ("a", '{"v": "x", "n": 2}', '{"v": "x", "n": 2}', 0.5, "m1"),
+        ("b", '{"v": "y"}', None, None, "m2"),  # GT only
+        ("c", None, '{"v": "z"}', 1.0, None),  # AIO only
+        ("d", '{"v": "w"}', '{"v": "W "}', None, "m1"),
+        ("e", None, None, None, "m2"),  # neither: an error row
     ]
-    pairs = spark.createDataFrame(rows, "id string, gt string, aio string, s double")
-    res = evaluate_spark(pairs, id_field="id", safety_column="s", num_partitions=2)
-    gt = _frame([(r[0], r[1]) for r in rows if r[1] is not None])
-    aio = _frame([(r[0], r[2]) for r in rows if r[2] is not None])
+    pairs = spark.createDataFrame(rows, "id string, gt string, aio string, s double, model string")
+    res = evaluate_spark(pairs, id_field="id", safety_column="s", num_partitions=2,
+                         metadata=["model"])
+
+    def side(at: int) -> pl.DataFrame:
+        kept = [r for r in rows if r[at] is not None]
+        return _frame([(r[0], r[at]) for r in kept]).with_columns(
+            pl.Series("model", [r[4] for r in kept], dtype=pl.String))
+
     safety = {r[0]: r[3] for r in rows if r[3] is not None}
-    local = evaluate(gt, aio, json_column="json", safety=safety)
+    local = evaluate(side(1), side(2), json_column="json", safety=safety, metadata=["model"])
+    assert local.documents.sort("doc_id")["model"].to_list() == ["m1", "m2", None, "m1"]
     try:
         tables = _spark_tables(res)
         for name in ("documents", "fields", "counts"):

@@ -186,6 +186,11 @@ def _score(args: SimpleNamespace) -> int:
             raise UsageError("give --gt and --aio, or --sample")
         gt, aio = args.gt, args.aio
         config = load_config(args.config) if args.config else parse_config(None)
+        if not args.quiet and _same_file(gt, aio):  # a sanity check, or swapped arguments
+            from .terminal import escape
+
+            print(f"jsoneval: warning: --gt and --aio are the same file ({escape(gt)}): every "
+                  "document is scored against itself", file=sys.stderr)
     if args.anls:
         config = dataclasses.replace(config, anls=True)
     try:
@@ -329,6 +334,13 @@ def print_outcome(args, result, started: float, out, slices=None) -> None:
         console.print(render_slices(*slices))
     console.print(f"tables written to {escape(str(out).rstrip('/'))}/", markup=False,
                   soft_wrap=True)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # a missing file is reported by the driver
+        return False
 
 
 def _names(text: str | None) -> list[str]:

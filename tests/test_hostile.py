@@ -243,6 +243,22 @@ def test_cli_warns_about_names_only_the_data_reveals(tmp_path):
     assert "(no model)" in proc.stdout and "None" not in proc.stdout
 
 
+def test_cli_warns_when_gt_and_aio_are_the_same_file(tmp_path):
+    """Scoring a file against itself is a sanity check or a slip: the run goes on (every
+    document passes), with one line on stderr saying so."""
+    (tmp_path / "gt.ndjson").write_text('{"doc_id": "a", "x": 1}\n')
+    (tmp_path / "link.ndjson").symlink_to(tmp_path / "gt.ndjson")
+    proc = _cli("score", "--gt", "gt.ndjson", "--aio", "link.ndjson", "--out", "out",
+                cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert ("jsoneval: warning: --gt and --aio are the same file (gt.ndjson): every document "
+            "is scored against itself") in proc.stderr
+    (tmp_path / "aio.ndjson").write_text('{"doc_id": "a", "x": 1}\n')
+    proc = _cli("score", "--gt", "gt.ndjson", "--aio", "aio.ndjson", "--out", "out",
+                cwd=tmp_path)
+    assert proc.returncode == 0 and "same file" not in proc.stderr, proc.stderr
+
+
 def test_streaming_warns_like_evaluate(tmp_path):
     from jsoneval_polars.stream import score_files
 

@@ -107,8 +107,9 @@ def test_ctrl_c_stops_with_one_line_and_keeps_the_previous_results(tmp_path, aga
 
 
 def test_errors_from_the_data_are_escaped(tmp_path):
-    (tmp_path / "gt.ndjson").write_text('{"doc_id": "a\\u001b[2J", "x": 1}\n' * 2)
-    proc = _run("score", "--gt", "gt.ndjson", "--aio", "gt.ndjson", "--out", "o", "--strict",
+    for side in ("gt", "aio"):
+        (tmp_path / f"{side}.ndjson").write_text('{"doc_id": "a\\u001b[2J", "x": 1}\n' * 2)
+    proc = _run("score", "--gt", "gt.ndjson", "--aio", "aio.ndjson", "--out", "o", "--strict",
                 cwd=tmp_path)
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1
     assert "\x1b" not in proc.stderr and "a\\x1b[2J" in proc.stderr

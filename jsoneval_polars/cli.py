@@ -28,7 +28,6 @@ from .calibration import check_confidence_sources
 from .config import ConfigError, load_config, parse_config
 from .gate import gate_failures, parse_gate
 from .ingest import InputError, InputFileError
-from .pipeline import evaluate
 from .stream import STREAM_BATCH_SIZE
 
 from .exits import EXIT_GATE, EXIT_INPUT, EXIT_OK, EXIT_PIPE, EXIT_USAGE, interrupted
@@ -206,7 +205,7 @@ def _score(args: SimpleNamespace) -> int:
         safety = table
     from .ingest import is_ndjson
     from .scorers import CachedScorer, scorer_from_name
-    from .stream import score_files
+    from .stream import score_files, score_tables
 
     if args.stream and not args.quiet:
         print("jsoneval: note: --stream is deprecated and has no effect: NDJSON inputs are "
@@ -232,11 +231,10 @@ def _score(args: SimpleNamespace) -> int:
             result = score_files(gt, aio, args.out, **options, by=by,
                                  partition_by=args.partition_by, workers=args.workers)
             out = result.directory
-        else:  # JSON arrays, Parquet and Arrow tables are read whole
-            result = evaluate(gt, aio, **options, json_column=args.json_column)
-            if progress:
-                progress("write")
-            out = result.write(args.out, partition_by=args.partition_by, by=by)
+        else:  # Parquet and Arrow tables a batch at a time (JSON arrays whole)
+            result = score_tables(gt, aio, args.out, **options, json_column=args.json_column,
+                                  by=by, partition_by=args.partition_by)
+            out = result.directory
     finally:
         if progress:
             progress.close()

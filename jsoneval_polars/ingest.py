@@ -1022,14 +1022,15 @@ class TablePlan:
     :func:`plan_ndjson` is of NDJSON files.
 
     ``plan`` has ``doc_id`` and per side ``line`` (the 1-based row) and ``row``; ``texts``
-    the UTF-8 text of each row of each side. ``records`` are the rows that are not JSON as the
-    kernel reads it (``_native.unreadable_texts``: invalid text, NaN, lone surrogates, deep
-    nesting) and null cells, read by the Python path when the plan was made: their error rows
-    come first, and pairing sees the records :func:`pair_inputs` would. ``errors`` and
-    ``n_read`` are those of reading and pairing."""
+    the UTF-8 text of each row of each side, as the table's own column (Binary: no Python
+    object per row until a batch asks for its rows). ``records`` are the rows that are not
+    JSON as the kernel reads it (``_native.unreadable_texts``: invalid text, NaN, lone
+    surrogates, deep nesting) and null cells, read by the Python path when the plan was made:
+    their error rows come first, and pairing sees the records :func:`pair_inputs` would.
+    ``errors`` and ``n_read`` are those of reading and pairing."""
 
     plan: pl.DataFrame
-    texts: dict[str, list[bytes | None]]
+    texts: dict[str, pl.Series]
     records: dict[str, dict[int, Record]]
     files: dict[str, str | None]
     errors: list[dict]
@@ -1049,8 +1050,7 @@ class TablePlan:
         read as Python records and paired by :func:`build_pairs` (its error and warning rows
         in ``Pairs.errors``), pair by pair (:func:`pairs_from_texts`)."""
         rows = {side: plan[f"{side}_row"].to_list() for side in ("gt", "aio")}
-        texts = {side: [None if r is None else self.texts[side][r] for r in rows[side]]
-                 for side in rows}
+        texts = {side: self.texts[side].gather(plan[f"{side}_row"]).to_list() for side in rows}
 
         def in_python(part: pl.DataFrame) -> Pairs:
             doc_ids = part["doc_id"].to_list()
@@ -1106,7 +1106,7 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
     None for other inputs (a struct column, a file that is not a table, no native kernel), for
     a nested metadata column, and for a content field that is also a metadata name, which
     :func:`pair_inputs` reads."""
-    from .flatten import KERNEL, _native
+    from .flatten import KERNEL
 
     sources = {"gt": table_source(gt), "aio": table_source(aio)}
     fields = (content_field if isinstance(content_field, tuple)
@@ -1132,11 +1132,11 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
         column, has_id = table[columns[side]], id_field in table.columns
         ids = table[id_field].cast(pl.String) if has_id else pl.repeat(
             None, table.height, dtype=pl.String, eager=True)
-        texts[side] = column.cast(pl.Binary).to_list()  # the UTF-8 bytes, no str objects
+        texts[side] = column.cast(pl.Binary)  # the UTF-8 bytes
         # null cells and text that is not JSON, in row order: read as pair_inputs reads them
         field_ = fields[0 if side == "gt" else 1]
         aside = sorted({*column.is_null().arg_true().to_list(),
-                        *_native.unreadable_texts(texts[side], field_)})
+                        *_unreadable_rows(texts[side], field_)})
         records[side], dropped = {}, []
         for row in aside:
             rec = _record_from_text(column[row], row + 1, ids[row], has_id, side,
@@ -1155,6 +1155,17 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
     plan = pair_records(tables["gt"], tables["aio"], id_field, files, errors)
     return TablePlan(plan, texts, records, files, errors.rows, n_read, list(metadata),
                      meta_columns, fields)
+
+
+def _unreadable_rows(texts: pl.Series, content_field: str | None,
+                     chunk: int = 1 << 16) -> list[int]:
+    """The rows :func:`_native.unreadable_texts` finds, asked a chunk at a time, so that no
+    Python object per row of the whole table is held at once."""
+    from .flatten import _native
+
+    return [start + i for start in range(0, len(texts), chunk)
+            for i in _native.unreadable_texts(texts.slice(start, chunk).to_list(),
+                                              content_field)]
 
 
 def _as_python_str(column: pl.Series) -> pl.Series:

@@ -190,7 +190,7 @@ def evaluate(
         else:
             plain = False
         if plain:
-            batches = _plan_batches(plan, read, safety, batch_size)
+            batches = plan_batches(plan, read, safety, batch_size)
             total = plan.height
         else:
             pairs = pair_inputs(
@@ -254,7 +254,7 @@ def evaluate(
     )
 
 
-def _plan_batches(
+def plan_batches(
     plan: pl.DataFrame, read: Callable[[pl.DataFrame], Pairs], safety: Any, batch_size: int,
 ) -> Iterator[Pairs]:
     """The pairs of the plan, ``batch_size`` rows at a time, read by ``read``

@@ -28,6 +28,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import functools
 import gc
 import itertools
 import multiprocessing
@@ -53,11 +54,14 @@ from .ingest import (
     Pairs,
     check_metadata_names,
     ndjson_path,
+    plan_tables,
+    read_once,
     read_pairs,
     scan_ndjson,
 )
 from .layout import RunWriter, check_partition_column, manifest, now, write_part
 from .pair_plan import SIDES, PairPlan
+from .pipeline import evaluate, plan_batches
 from .rates import attribute_rates, finish
 from .results import ResultTables, read_results
 from .schemas import ERRORS
@@ -183,38 +187,129 @@ def score_files(
         while in_flight:
             collect()
         t = time.perf_counter()
-        state = merge_states(states)
-        attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
-        error_parts.append(pl.DataFrame(warnings, schema=ERRORS))
-        if bootstrap is not None:
-            parts = {name: pl.scan_parquet(sorted((writer.staging / name).rglob("*.parquet")),
-                                           hive_partitioning=False)
-                     for name in ("counts", "documents")}
-            attributes, summary = with_intervals(attributes, summary, parts["counts"],
-                                                 parts["documents"], bootstrap, seed)
-        if confidence is not None or cfg.confidence:
-            fields, alignments = (
-                pl.scan_parquet(sorted((writer.staging / name).rglob("*.parquet")),
-                                hive_partitioning=False) for name in ("fields", "alignments"))
-            writer.write("calibration", calibration(
-                fields, None if confidence is None else
-                confidence_table(confidence, id_field=id_field), alignments),
-                partitioned=False)
-        if partition_by:
-            check_partition_column(partition_by, state.counts[partition_by],
-                                   summary["n_documents"], attributes["attribute"])
-            attributes = attribute_rates(state.counts, by=[partition_by])
-        writer.write("attributes", attributes)
-        if by:
-            writer.write("attributes_by", attribute_rates(state.counts, by=list(by)),
-                         partitioned=False)
-        writer.write("errors", pl.concat(error_parts, how="diagonal_relaxed"))
-        writer.commit(summary, manifest(
-            driver="files", config=cfg, inputs=files, n_read=n_read, started=started_at,
-            partition_by=partition_by, by=by, batch_size=batch_size, workers=workers,
-        ))
+        _finish_run(writer, states, error_parts, cfg, metadata=metadata, by=by,
+                    partition_by=partition_by, bootstrap=bootstrap, seed=seed,
+                    confidence=confidence, id_field=id_field, manifest_of=dict(
+                        driver="files", inputs=files, n_read=n_read, started=started_at,
+                        batch_size=batch_size, workers=workers))
         clock.laps["aggregate_write"] = time.perf_counter() - t
     return dataclasses.replace(read_results(out), timings=clock.laps)
+
+
+def score_tables(
+    gt: Any,
+    aio: Any,
+    out: str | Path,
+    *,
+    config: Config | dict | None = None,
+    id_field: str | None = None,
+    content_field: str | tuple[str | None, str | None] | None = None,
+    json_column: str | None = None,
+    safety: Any = None,
+    semantic_scorer: Scorer | str | None = None,
+    metadata: Sequence[str] = (),
+    by: Sequence[str] = (),
+    partition_by: str | None = None,
+    batch_size: int = STREAM_BATCH_SIZE,
+    strict: bool = False,
+    progress: Callable[..., None] | None = None,
+    bootstrap: int | None = None,
+    seed: int | None = None,
+    confidence: Any = None,
+) -> ResultTables:
+    """Score two tables whose JSON column holds text (Parquet, Arrow, Polars, DuckDB results)
+    into the results directory ``out``, a batch at a time: each batch's per-document tables are
+    written as parts once it is scored, so this process holds the inputs and one batch, where
+    :func:`evaluate` and :meth:`Result.write` hold every result table at once. The inputs and
+    options mean what they mean for :func:`evaluate`; inputs the text path does not read (a
+    struct column, a JSON array, documents ANLS* needs whole) are scored by :func:`evaluate`
+    and written whole."""
+    cfg = parse_config(config)
+    check_confidence_sources(cfg, confidence)
+    id_field = id_field or cfg.id_field
+    metadata = list(dict.fromkeys([*metadata, *by, *([partition_by] if partition_by else [])]))
+    check_metadata_names(metadata, id_field)
+    gt, aio = read_once(gt), read_once(aio)
+    plan = None if needs_documents(cfg, safety) else plan_tables(
+        gt, aio, id_field=id_field, json_column=json_column, strict=strict, metadata=metadata,
+        content_field=content_field)
+    if plan is None:
+        result = evaluate(gt, aio, config=cfg, id_field=id_field, content_field=content_field,
+                          json_column=json_column, safety=safety,
+                          semantic_scorer=semantic_scorer, metadata=metadata, strict=strict,
+                          progress=progress, batch_size=batch_size, bootstrap=bootstrap,
+                          seed=seed, confidence=confidence)
+        if progress:
+            progress("write")
+        return read_results(result.write(out, partition_by=partition_by, by=by))
+    started_at = now()
+    clock = Clock(progress)
+    with RunWriter(out, partition_by=partition_by) as writer:
+        clock.start("score")
+        read_errors = pl.DataFrame(plan.errors, schema=ERRORS)
+        states = [run_state(errors=read_errors, n_read=plan.n_read)]
+        error_parts = [read_errors]
+        batches = plan_batches(plan.plan, functools.partial(
+            plan.read_pairs, strict=strict,
+            empty_containers_are_null=cfg.empty_containers_are_null), safety, batch_size)
+        done = 0
+        for number in itertools.count():
+            with collector_paused():  # as in a worker's batch: the collector runs after it
+                pairs = next(batches, None)
+                if pairs is None:
+                    break
+                batch = score_batch(pairs, cfg, semantic_scorer=semantic_scorer,
+                                    strict=strict, dictionary=True)
+            state, errors = _write_batch(writer.staging, partition_by, number, pairs, batch)
+            states.append(state)
+            error_parts.append(errors)
+            clock.add(batch.timings)
+            done += len(pairs)
+            if progress:
+                progress("score", done, plan.plan.height)
+        _finish_run(writer, states, error_parts, cfg, metadata=metadata, by=by,
+                    partition_by=partition_by, bootstrap=bootstrap, seed=seed,
+                    confidence=confidence, id_field=id_field, manifest_of=dict(
+                        driver="tables", inputs={"gt": gt, "aio": aio}, n_read=plan.n_read,
+                        started=started_at, batch_size=batch_size))
+    return dataclasses.replace(read_results(out), timings=clock.laps)
+
+
+def _finish_run(writer: RunWriter, states: list[RunState], error_parts: list[pl.DataFrame],
+                cfg: Config, *, metadata: list[str], by: Sequence[str],
+                partition_by: str | None, bootstrap: int | None, seed: int | None,
+                confidence: Any, id_field: str, manifest_of: dict[str, Any]) -> None:
+    """The run's end, once its batches' parts are written: merge the states, finish them
+    (:func:`rates.finish`, as every driver does), add what reads the parts back (intervals,
+    calibration), write the run-wide tables and commit the directory."""
+    state = merge_states(states)
+    attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
+    error_parts.append(pl.DataFrame(warnings, schema=ERRORS))
+    if bootstrap is not None:
+        parts = {name: pl.scan_parquet(sorted((writer.staging / name).rglob("*.parquet")),
+                                       hive_partitioning=False)
+                 for name in ("counts", "documents")}
+        attributes, summary = with_intervals(attributes, summary, parts["counts"],
+                                             parts["documents"], bootstrap, seed)
+    if confidence is not None or cfg.confidence:
+        fields, alignments = (
+            pl.scan_parquet(sorted((writer.staging / name).rglob("*.parquet")),
+                            hive_partitioning=False) for name in ("fields", "alignments"))
+        writer.write("calibration", calibration(
+            fields, None if confidence is None else
+            confidence_table(confidence, id_field=id_field), alignments),
+            partitioned=False)
+    if partition_by:
+        check_partition_column(partition_by, state.counts[partition_by],
+                               summary["n_documents"], attributes["attribute"])
+        attributes = attribute_rates(state.counts, by=[partition_by])
+    writer.write("attributes", attributes)
+    if by:
+        writer.write("attributes_by", attribute_rates(state.counts, by=list(by)),
+                     partitioned=False)
+    writer.write("errors", pl.concat(error_parts, how="diagonal_relaxed"))
+    writer.commit(summary, manifest(config=cfg, partition_by=partition_by, by=by,
+                                    **manifest_of))
 
 
 def _batch_plans(pairing: PairPlan, n_pairs: int, batch_size: int, workers: int,
@@ -435,13 +530,25 @@ class _BatchTask:
     def _finish(self, number: int, pairs: Pairs, batch: Any, timings: dict
                 ) -> tuple[RunState, pl.DataFrame, dict]:
         t = time.perf_counter()
-        for name in ("documents", "fields", "alignments", "counts"):
-            write_part(self.staging, name, getattr(batch, name), number, self.partition_by)
-        timings = {**timings, "write": time.perf_counter() - t}
-        pairing_errors = pl.DataFrame(pairs.errors, schema=ERRORS)
-        errors = pl.concat([pairing_errors, batch.errors])
-        if self.partition_by:
-            errors = errors.join(pairs.table.select("doc_id", self.partition_by), on="doc_id",
-                                 how="left", maintain_order="left")
-        state = merge_states([run_state(errors=pairing_errors), batch.state])
-        return state, errors, {**timings, **batch.timings}
+        state, errors = _write_batch(self.staging, self.partition_by, number, pairs, batch)
+        return state, errors, {**timings, "write": time.perf_counter() - t, **batch.timings}
+
+
+def _write_batch(staging: str | Path, partition_by: str | None, number: int, pairs: Pairs,
+                 batch: Any) -> tuple[RunState, pl.DataFrame]:
+    """Write a scored batch's per-document tables as parts ``number``; its state and error
+    rows (its pairs' reading errors first). With ``partition_by``, the rows of a table without
+    that column (alignments, errors) are labelled with their document's value, as
+    :meth:`Result.write` labels them."""
+    keys = batch.documents.select("doc_id", partition_by) if partition_by else None
+    for name in ("documents", "fields", "alignments", "counts"):
+        frame = getattr(batch, name)
+        if keys is not None and partition_by not in frame.columns:
+            frame = frame.join(keys, on="doc_id", how="left", maintain_order="left")
+        write_part(staging, name, frame, number, partition_by)
+    pairing_errors = pl.DataFrame(pairs.errors, schema=ERRORS)
+    errors = pl.concat([pairing_errors, batch.errors])
+    if partition_by:
+        errors = errors.join(pairs.table.select("doc_id", partition_by), on="doc_id",
+                             how="left", maintain_order="left")
+    return merge_states([run_state(errors=pairing_errors), batch.state]), errors

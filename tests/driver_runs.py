@@ -20,7 +20,7 @@ from polars.testing import assert_frame_equal
 
 from jsoneval_polars import evaluate
 from jsoneval_polars.results import read_results
-from jsoneval_polars.stream import score_files
+from jsoneval_polars.stream import score_files, score_tables
 
 TOL = 1e-9
 KEYS = {
@@ -93,6 +93,21 @@ def score_files_driver(docs: Documents, config: dict, tmp_path: Path) -> Run:
                               workers=2, batch_size=7))
 
 
+def score_tables_driver(docs: Documents, config: dict, tmp_path: Path) -> Run:
+    """Parquet files of (doc_id, json) scored a batch of 7 pairs at a time, each batch's
+    tables written as parts (the command line's reading of table inputs)."""
+    for side in ("gt", "aio"):
+        pl.DataFrame({"doc_id": [d["doc_id"] for d in docs],
+                      "json": [json.dumps(d[side]) for d in docs]},
+                     schema={"doc_id": pl.String, "json": pl.String}).write_parquet(
+            tmp_path / f"{side}.parquet")
+    safety = _safety(docs)
+    table = None if safety is None else pl.DataFrame(
+        {"doc_id": list(safety), "safety": list(safety.values())})
+    return Run.of(score_tables(tmp_path / "gt.parquet", tmp_path / "aio.parquet",
+                               tmp_path / "out", config=config, safety=table, batch_size=7))
+
+
 def score_duckdb(docs: Documents, config: dict, tmp_path: Path) -> Run:
     duckdb = pytest.importorskip("duckdb")
     from jsoneval_polars.duckdb_sql import evaluate_duckdb
@@ -130,6 +145,7 @@ DRIVERS: dict[str, Callable[..., Run]] = {
     "api": score_api,
     "cli": score_cli,
     "files": score_files_driver,
+    "tables": score_tables_driver,
     "duckdb": score_duckdb,
     "spark": score_spark,
 }

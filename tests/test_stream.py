@@ -287,3 +287,45 @@ def test_line_ends_are_counted_through_the_buffer_in_any_range(tmp_path):
               (len(text) - 4, len(text)), (100, 100)]
     for start, stop in ranges:
         assert stream._count_lines(str(path), start, stop) == text[start:stop].count(b"\n")
+
+
+def test_table_inputs_are_scored_a_batch_at_a_time(tmp_path, monkeypatch):
+    """Parquet inputs (the command line's tables): each batch's tables are written as parts
+    once scored (stream.score_tables), never the whole run's tables at once; the directory
+    equals evaluate() + write() with slices, Hive partitions and bootstrap intervals; inputs
+    the text path does not read (a struct column) take evaluate() and are written whole."""
+    from jsoneval_polars.stream import score_tables
+
+    rows = []
+    for i in range(60):
+        doc = {"name": f"Item {i}", "total": i * 1.5, "lines": [{"sku": f"S{j}"} for j in
+                                                                 range(i % 4)]}
+        rows.append((f"d{i}", doc, {**doc, "name": f"item {i}" if i % 3 else "x"},
+                     f"m{i % 3}"))
+    gt = pl.DataFrame({"doc_id": [r[0] for r in rows], "json": [json.dumps(r[1]) for r in rows]})
+    aio = pl.DataFrame({"doc_id": [r[0] for r in rows], "json": [json.dumps(r[2]) for r in rows],
+                        "model": [r[3] for r in rows]})
+    gt.write_parquet(tmp_path / "gt.parquet")
+    aio.write_parquet(tmp_path / "aio.parquet")
+    options = {"metadata": ["model"], "bootstrap": 40, "seed": 3, "json_column": "json"}
+    want = read_results(evaluate(tmp_path / "gt.parquet", tmp_path / "aio.parquet",
+                                 **options).write(tmp_path / "want", partition_by="model",
+                                                  by=["model"]))
+
+    def whole(*args, **kwargs):
+        raise AssertionError("plain tables took evaluate()")
+
+    monkeypatch.setattr(stream, "evaluate", whole)
+    got = score_tables(tmp_path / "gt.parquet", tmp_path / "aio.parquet", tmp_path / "got",
+                       batch_size=9, partition_by="model", by=["model"], **options)
+    assert_same_run(Run.of(got), Run.of(want))
+    assert pl.read_parquet(tmp_path / "got" / "attributes_by" / "*.parquet").equals(
+        pl.read_parquet(tmp_path / "want" / "attributes_by" / "*.parquet"))
+    assert got.errors.equals(want.errors)
+    assert len(list((tmp_path / "got" / "fields").rglob("*.parquet"))) > 3
+    assert sorted(p.name for p in (tmp_path / "got" / "documents").iterdir()) == [
+        "model=m0", "model=m1", "model=m2"]
+    monkeypatch.undo()
+    structs = pl.DataFrame({"doc_id": [r[0] for r in rows], "json": [r[1] for r in rows]})
+    got = score_tables(structs, structs, tmp_path / "structs")
+    assert got.summary["pass_rate"] == 1.0 and got.summary["n_documents"] == 60

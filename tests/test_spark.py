@@ -104,6 +104,20 @@ def _assert_equals_local(res, local):
     _assert_summary(res.summary, local.summary)
 
 
+def _spark_score(tmp_path: Path, gt: pl.DataFrame, aio: pl.DataFrame, *options: str) -> Path:
+    """``jsoneval spark-score`` on the two frames written as Parquet, in 2 partitions; the
+    output directory."""
+    from jsoneval_polars import cli
+
+    gt.write_parquet(tmp_path / "gt.parquet")
+    aio.write_parquet(tmp_path / "aio.parquet")
+    out = tmp_path / "out"
+    assert cli.main(["spark-score", "--gt", str(tmp_path / "gt.parquet"), "--aio",
+                     str(tmp_path / "aio.parquet"), "--out", str(out), "--partitions", "2",
+                     *options]) == 0
+    return out
+
+
 def _case_frames(case: dict) -> tuple[pl.DataFrame, pl.DataFrame]:
     docs = case["documents"]
     safety = [d.get("safety") for d in docs] if any("safety" in d for d in docs) else None
@@ -215,15 +229,8 @@ def test_bootstrap_equals_the_local_engines(spark, generated, tmp_path):
 
 
 def test_command_line_spark_score_bootstrap(spark, tmp_path, capsys):
-    from jsoneval_polars import cli
-
     gt, aio = _generated(300, seed=3)
-    gt.write_parquet(tmp_path / "gt.parquet")
-    aio.write_parquet(tmp_path / "aio.parquet")
-    out = tmp_path / "out"
-    assert cli.main(["spark-score", "--gt", str(tmp_path / "gt.parquet"), "--aio",
-                     str(tmp_path / "aio.parquet"), "--out", str(out), "--partitions", "2",
-                     "--bootstrap", "100", "--seed", "7", "--json"]) == 0
+    out = _spark_score(tmp_path, gt, aio, "--bootstrap", "100", "--seed", "7", "--json")
     printed = json.loads(capsys.readouterr().out)
     local = evaluate(tmp_path / "gt.parquet", tmp_path / "aio.parquet", json_column="json",
                      bootstrap=100, seed=7)
@@ -241,7 +248,6 @@ def test_metadata_travels_and_slices_as_locally(spark, tmp_path, capsys):
     they do locally, in any partitioning; attributes_by slices the summed counts as
     Result.attributes_by does; spark-score --meta/--by writes attributes_by/; a metadata
     column of another type is refused on the driver."""
-    from jsoneval_polars import cli
 
     gt, aio = _generated(300, seed=5)
     n = gt.height
@@ -267,12 +273,7 @@ def test_metadata_travels_and_slices_as_locally(spark, tmp_path, capsys):
             spark, aio.with_columns(pl.col("json").str.len_bytes().cast(pl.Float64)
                                     .alias("model"))), metadata=["model"])
 
-    gt.write_parquet(tmp_path / "gt.parquet")
-    aio.write_parquet(tmp_path / "aio.parquet")
-    out = tmp_path / "out"
-    assert cli.main(["spark-score", "--gt", str(tmp_path / "gt.parquet"), "--aio",
-                     str(tmp_path / "aio.parquet"), "--out", str(out), "--partitions", "2",
-                     "--meta", "run", "--by", "model", "--quiet"]) == 0
+    out = _spark_score(tmp_path, gt, aio, "--meta", "run", "--by", "model", "--quiet")
     capsys.readouterr()
     stored = read_results(out)
     local = evaluate(tmp_path / "gt.parquet", tmp_path / "aio.parquet", json_column="json",

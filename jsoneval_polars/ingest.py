@@ -1134,13 +1134,13 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
             None, table.height, dtype=pl.String, eager=True)
         texts[side] = column.cast(pl.Binary)  # the UTF-8 bytes
         # null cells and text that is not JSON, in row order: read as pair_inputs reads them
-        field_ = fields[0 if side == "gt" else 1]
+        member = fields[0 if side == "gt" else 1]
         aside = sorted({*column.is_null().arg_true().to_list(),
-                        *_unreadable_rows(texts[side], field_)})
+                        *_unreadable_rows(texts[side], member)})
         records[side], dropped = {}, []
         for row in aside:
             rec = _record_from_text(column[row], row + 1, ids[row], has_id, side,
-                                    columns[side], errors, field_)
+                                    columns[side], errors, member)
             if rec is None:
                 dropped.append(row)
             else:

@@ -157,6 +157,9 @@ class _PartitionScorer:
     strict: bool
     chunk_rows: int
     metadata: tuple[str, ...] = ()
+    #: per side (gt, aio), the member of each JSON record holding its document (None: the
+    #: record is the document)
+    content_field: tuple[str | None, str | None] = (None, None)
     #: per side (gt, aio), the metadata names that are columns of its frame (they win over
     #: members of those names, as a table's own columns do locally)
     own_metadata: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
@@ -195,7 +198,8 @@ class _PartitionScorer:
                     *[pl.col(f"_meta_{self.metadata.index(name)}").alias(name) for name in own])
                 for side, own in zip(("gt", "aio"), self.own_metadata, strict=True)
             )
-            pairs = _chunk_pairs(gt, aio, self.config, self.strict, self.metadata)
+            pairs = _chunk_pairs(gt, aio, self.config, self.strict, self.metadata,
+                                 self.content_field)
             if self.has_safety:
                 known = usable.filter(pl.col("safety").is_not_null())
                 pairs = pairs.with_safety(dict(zip(known["doc_id"], known["safety"], strict=True)))
@@ -222,15 +226,17 @@ class _PartitionScorer:
 
 
 def _chunk_pairs(gt: pl.DataFrame, aio: pl.DataFrame, config: Config, strict: bool,
-                 metadata: Sequence[str] = ()) -> Pairs:
+                 metadata: Sequence[str] = (),
+                 content_field: tuple[str | None, str | None] = (None, None)) -> Pairs:
     """The pairs of a chunk's (doc_id, json, own metadata columns) rows: from their JSON text
     to the leaves table (ingest.plan_tables), or as Python records where the documents
     themselves are needed (ANLS*, sibling confidences) or the native kernel is missing."""
     texts = None if needs_documents(config) else plan_tables(
-        gt, aio, id_field="doc_id", json_column="json", strict=strict, metadata=metadata)
+        gt, aio, id_field="doc_id", json_column="json", strict=strict, metadata=metadata,
+        content_field=content_field)
     if texts is None:
         return pair_inputs(gt, aio, id_field="doc_id", json_column="json", strict=strict,
-                           metadata=metadata)
+                           metadata=metadata, content_field=content_field)
     pairs = texts.read_pairs(texts.plan, strict=strict,
                              empty_containers_are_null=config.empty_containers_are_null)
     pairs.errors = texts.errors + pairs.errors
@@ -372,6 +378,7 @@ def evaluate_spark(
     seed: int | None = None,
     metadata: Sequence[str] = (),
     by: Sequence[str] = (),
+    content_field: str | tuple[str | None, str | None] | None = None,
 ) -> SparkResult:
     """Score AI output against ground truth held in Spark DataFrames.
 
@@ -401,6 +408,8 @@ def evaluate_spark(
     integer; in a pairs frame, the document's), else a member of the JSON; the AIO's value
     wins over the GT's. ``by`` (metadata too) is kept for :meth:`SparkResult.write`, which
     writes ``attributes_by/``; :meth:`SparkResult.attributes_by` slices by any of them.
+    ``content_field`` names the member of each JSON record holding the document (one name, or
+    a (gt, aio) pair), as in :func:`jsoneval_polars.evaluate`.
 
     >>> res = evaluate_spark(gt_df, aio_df, config=config)  # doctest: +SKIP
     >>> res.summary["mean_rqs"], res.documents.count()  # doctest: +SKIP
@@ -444,6 +453,8 @@ def evaluate_spark(
         config=cfg, id_field=id_field, null_messages=null_messages,
         has_safety=safety_column is not None, semantic_scorer=semantic_scorer, strict=strict,
         chunk_rows=chunk_rows, metadata=tuple(metadata), own_metadata=own_metadata,
+        content_field=(content_field if isinstance(content_field, tuple)
+                       else (content_field, content_field)),
     )
     run_schemas = table_schemas(metadata)
     partitions = num_partitions or _partitions_for(rows, aio is None and [gt] or [gt, aio])

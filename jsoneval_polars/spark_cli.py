@@ -35,6 +35,8 @@ _opt = click.option
 @_opt("--safety-column", help="numeric safety column of --gt or --pairs")
 @_opt("--meta", help="comma-separated metadata columns (string or integer) or JSON members "
       "to keep (model,run_id,...)")
+@_opt("--gt-field", help="member of each GT JSON record holding the document")
+@_opt("--aio-field", help="member of each AIO JSON record holding the document or raw text")
 @_opt("--by", help="also write attributes_by/: the attribute table per slice of these "
       "metadata columns (comma-separated; implies --meta for them)")
 @_opt("--partitions", type=int,
@@ -88,6 +90,7 @@ def _spark_score(args: SimpleNamespace) -> int:
         safety_column=args.safety_column, num_partitions=args.partitions,
         chunk_rows=args.chunk_rows, strict=args.strict, bootstrap=args.bootstrap, seed=args.seed,
         metadata=_names(args.meta), by=_names(args.by),
+        content_field=(args.gt_field, args.aio_field),
     )
     result.write(args.out)
     result.unpersist()

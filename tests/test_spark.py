@@ -283,6 +283,31 @@ def test_metadata_travels_and_slices_as_locally(spark, tmp_path, capsys):
                  local.attributes_by(["model"]), ["model", "attribute"], "stored slices")
 
 
+def test_content_field_reads_the_document_member_as_locally(spark):
+    """content_field: each JSON cell is a record whose member holds the document (the AIO's
+    may be raw model text); its other members may be metadata; a record without the member is
+    an error row. The tables equal the local engine's."""
+    gt, aio = _generated(120, seed=8)
+
+    def records(frame: pl.DataFrame, member: str) -> pl.DataFrame:
+        cells = [json.dumps({member: json.loads(t), "model": f"m{i % 2}"})
+                 for i, t in enumerate(frame["json"])]
+        return frame.with_columns(pl.Series("json", cells))
+
+    gt, aio = records(gt, "doc"), records(aio, "out")
+    aio[3, "json"] = json.dumps({"out": "Sure:\n```json\n{\"total\": 1}\n```"})
+    aio[5, "json"] = json.dumps({"model": "m9"})  # no member: an error row
+    options = {"content_field": ("doc", "out"), "metadata": ["model"]}
+    local = evaluate(gt, aio, json_column="json", **options)
+    assert "code_block" in local.documents["aio_parse_status"].to_list()
+    res = evaluate_spark(_to_spark(spark, gt), _to_spark(spark, aio), num_partitions=2,
+                         chunk_rows=50, **options)
+    try:
+        _assert_equals_local(res, local)
+    finally:
+        res.unpersist()
+
+
 BAD_GT = [
     ("ok", '{"a": "x", "n": 1}'),
     ("gt-only", '{"a": "y"}'),

@@ -518,11 +518,23 @@ def ndjson_path(source: Any, side: str) -> Path:
     if path.suffix.lower() in (".parquet", ".arrow", ".ipc", ".feather"):
         raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
                          f"{path.suffix} files with evaluate()")
-    with open(path, "rb") as f:
-        head = f.read(4096)
+    from .compressed import codec_of, head_of
+
+    codec = codec_of(path)
+    if codec:  # read through a decompressed copy (compressed.plain_copies): its head decides
+        head = head_of(path, codec, (1 << 20) + 8192)
         check_text_file(head, f"{side} input {path}")
-        if head.removeprefix(UTF8_BOM).lstrip()[:1] == b"[":  # its first line decides
-            head += f.readline(1 << 20) + f.readline(4096)
+        if head.removeprefix(UTF8_BOM).lstrip()[:1] == b"[":
+            first, newline, rest = head.partition(b"\n")
+            head = first + newline + rest.partition(b"\n")[0] + b"\n"
+        else:
+            head = head[:4096]
+    else:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+            check_text_file(head, f"{side} input {path}")
+            if head.removeprefix(UTF8_BOM).lstrip()[:1] == b"[":  # its first line decides
+                head += f.readline(1 << 20) + f.readline(4096)
     if starts_json_array(head):
         raise InputFileError(f"{side} input {path} holds a JSON array; streaming reads NDJSON "
                          "(one record per line): score it with evaluate()")

@@ -14,6 +14,7 @@ import polars as pl
 
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
+from .compressed import reads_compressed
 from .config import Config, parse_config
 from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, needs_documents, score_batch
 from .counts import RunState, merge_states, run_state
@@ -117,6 +118,7 @@ class Result:
         return out
 
 
+@reads_compressed
 def evaluate(
     gt: Any,
     aio: Any,

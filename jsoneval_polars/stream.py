@@ -45,6 +45,7 @@ import polars as pl
 
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
+from .compressed import plain_copies, with_names
 from .config import Config, parse_config
 from .core import Clock, collector_paused, needs_documents, score_batch
 from .counts import RunState, merge_states, run_state
@@ -116,18 +117,22 @@ def score_files(
     gt_field, aio_field = (
         content_field if isinstance(content_field, tuple) else (content_field, content_field)
     )
-    files = {"gt": ndjson_path(gt, "gt"), "aio": ndjson_path(aio, "aio")}
+    inputs = {"gt": ndjson_path(gt, "gt"), "aio": ndjson_path(aio, "aio")}
     metadata = list(dict.fromkeys([*metadata, *by, *([partition_by] if partition_by else [])]))
     check_metadata_names(metadata, id_field)
-    if workers is None and sum(p.stat().st_size for p in files.values()) <= INLINE_BYTES:
-        workers = 1  # starting processes would cost more than it saves
-    workers = max(1, workers or os.cpu_count() or 1)
     safety_table = _safety_table(safety)
     started_at = now()
     clock = Clock(progress)
     spill_parent = Path(out).absolute().parent
-    with (PairPlan(spill_parent) as pairing,
-          RunWriter(out, partition_by=partition_by) as writer, _pool(workers) as pool):
+    with contextlib.ExitStack() as run:
+        # a compressed input is read through a decompressed copy beside the spill
+        files, names = run.enter_context(plain_copies(inputs, spill_parent))
+        if workers is None and sum(p.stat().st_size for p in files.values()) <= INLINE_BYTES:
+            workers = 1  # starting processes would cost more than it saves
+        workers = max(1, workers or os.cpu_count() or 1)
+        pairing = run.enter_context(PairPlan(spill_parent))
+        writer = run.enter_context(RunWriter(out, partition_by=partition_by))
+        pool = run.enter_context(_pool(workers))
         clock.start("scan")
         chunks = {side: _chunks(files[side], pool) for side in SIDES}
         pairing.expect(max(n for _, n in chunks.values()))
@@ -189,8 +194,8 @@ def score_files(
         t = time.perf_counter()
         _finish_run(writer, states, error_parts, cfg, metadata=metadata, by=by,
                     partition_by=partition_by, bootstrap=bootstrap, seed=seed,
-                    confidence=confidence, id_field=id_field, manifest_of=dict(
-                        driver="files", inputs=files, n_read=n_read, started=started_at,
+                    confidence=confidence, id_field=id_field, names=names, manifest_of=dict(
+                        driver="files", inputs=inputs, n_read=n_read, started=started_at,
                         batch_size=batch_size, workers=workers))
         clock.laps["aggregate_write"] = time.perf_counter() - t
     return dataclasses.replace(read_results(out), timings=clock.laps)
@@ -278,10 +283,12 @@ def score_tables(
 def _finish_run(writer: RunWriter, states: list[RunState], error_parts: list[pl.DataFrame],
                 cfg: Config, *, metadata: list[str], by: Sequence[str],
                 partition_by: str | None, bootstrap: int | None, seed: int | None,
-                confidence: Any, id_field: str, manifest_of: dict[str, Any]) -> None:
+                confidence: Any, id_field: str, manifest_of: dict[str, Any],
+                names: Mapping[str, str] | None = None) -> None:
     """The run's end, once its batches' parts are written: merge the states, finish them
     (:func:`rates.finish`, as every driver does), add what reads the parts back (intervals,
-    calibration), write the run-wide tables and commit the directory."""
+    calibration), write the run-wide tables and commit the directory. ``names``: the paths of
+    decompressed copies (compressed.plain_copies) and the user's files to show instead."""
     state = merge_states(states)
     attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
     error_parts.append(pl.DataFrame(warnings, schema=ERRORS))
@@ -307,7 +314,8 @@ def _finish_run(writer: RunWriter, states: list[RunState], error_parts: list[pl.
     if by:
         writer.write("attributes_by", attribute_rates(state.counts, by=list(by)),
                      partitioned=False)
-    writer.write("errors", pl.concat(error_parts, how="diagonal_relaxed"))
+    writer.write("errors", with_names(pl.concat(error_parts, how="diagonal_relaxed"),
+                                      names or {}))
     writer.commit(summary, manifest(config=cfg, partition_by=partition_by, by=by,
                                     **manifest_of))
 

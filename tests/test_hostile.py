@@ -4,6 +4,7 @@ traceback) before: a bad config value, a misspelt name, a run that pairs nothing
 from __future__ import annotations
 
 import gzip
+import lzma
 import json
 import math
 import re
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import jsoneval_polars
 from jsoneval_polars import ConfigError, InputError, RunFailed, check_run, evaluate, parse_config
@@ -287,10 +289,12 @@ RECORDS = '{"doc_id": "a", "x": 1}\n{"doc_id": "b", "x": 2}\n'
         ("utf32.json", ("[" + RECORDS.replace("\n", ",")[:-1] + "]").encode("utf-32"),
          "is UTF-32 text"),
         ("utf16.json", b'\xff\xfe' + '[{"doc_id": "a"}]'.encode("utf-16-le"), "is UTF-16 text"),
-        ("gz.ndjson.gz", gzip.compress(RECORDS.encode(), mtime=0),
-         "is gzip-compressed, not UTF-8 JSON: decompress it first (gunzip)"),
+        ("utf16.ndjson.gz", gzip.compress(RECORDS.encode("utf-16"), mtime=0),
+         "is UTF-16 text, not UTF-8 JSON: convert"),
+        ("x.ndjson.xz", lzma.compress(RECORDS.encode()),
+         "is xz-compressed, not UTF-8 JSON: decompress it first (unxz)"),
     ],
-    ids=["utf-16 bom", "utf-16 no bom", "utf-32 array", "utf-16 array", "gzip"],
+    ids=["utf-16 bom", "utf-16 no bom", "utf-32 array", "utf-16 array", "gzip of utf-16", "xz"],
 )
 def test_files_that_are_not_utf8_text_are_refused_in_one_line(tmp_path, name, data, what):
     """DECISIONS.md 18c: before, a UTF-16 NDJSON file gave an error row for every line but the
@@ -355,3 +359,54 @@ def test_a_lone_surrogate_in_metadata_is_a_warning_and_a_null(tmp_path):
     errors = evaluate(gt, aio, metadata=["model"]).errors
     assert errors.filter(pl.col("source") == "config")["error"].to_list() == [
         "metadata 'model' has no value in any record; its column is empty."]
+
+
+def test_compressed_inputs_are_read_through_a_plain_copy(tmp_path):
+    """gzip, zstd and bzip2 inputs (NDJSON or a JSON array) score as their plain text does, by
+    every driver and the command line; the errors table, a strict run's error and the manifest
+    name the user's file; no copy is left behind; a corrupt stream is one line naming it."""
+    import bz2
+
+    import pyarrow as pa
+
+    from jsoneval_polars.results import read_results
+    from jsoneval_polars.stream import score_files
+
+    gt = RECORDS + '{"doc_id": "c", "x": [1, 2]}\n'
+    aio = '{"doc_id": "a", "x": 1}\n{"doc_id": "b", "x": 3}\nnot json\n'
+    (tmp_path / "gt.ndjson").write_text(gt)
+    (tmp_path / "aio.ndjson").write_text(aio)
+    (tmp_path / "gt.ndjson.gz").write_bytes(gzip.compress(gt.encode(), mtime=0))
+    with pa.CompressedOutputStream(str(tmp_path / "aio.ndjson.zst"), "zstd") as out:
+        out.write(aio.encode())
+    array = json.dumps([json.loads(line) for line in gt.splitlines()], indent=1)
+    (tmp_path / "gt.json.bz2").write_bytes(bz2.compress(array.encode()))
+    plain = evaluate(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson")
+    runs = {
+        "evaluate": evaluate(tmp_path / "gt.ndjson.gz", tmp_path / "aio.ndjson.zst"),
+        "array": evaluate(tmp_path / "gt.json.bz2", tmp_path / "aio.ndjson.zst"),
+        "files": score_files(tmp_path / "gt.ndjson.gz", tmp_path / "aio.ndjson.zst",
+                             tmp_path / "files"),
+    }
+    proc = _cli("score", "--gt", "gt.ndjson.gz", "--aio", "aio.ndjson.zst", "--out", "cli",
+                cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    runs["cli"] = read_results(tmp_path / "cli")
+    for name, run in runs.items():
+        assert_frame_equal(run.fields, plain.fields, check_row_order=False)
+        assert run.summary["micro_f1"] == plain.summary["micro_f1"], name
+        errors = run.errors if isinstance(run.errors, pl.DataFrame) else run.errors.collect()
+        assert errors.select("source", "line", "error").rows() == [
+            ("aio", 3, "not valid JSON: Expecting value: line 1 column 1 (char 0)")], name
+        assert errors["file"][0].endswith("aio.ndjson.zst"), name
+    assert runs["evaluate"].manifest["inputs"]["gt"]["path"].endswith("gt.ndjson.gz")
+    manifest = json.loads((tmp_path / "cli" / "manifest.json").read_text())
+    assert manifest["inputs"]["aio"]["path"] == "aio.ndjson.zst"
+    with pytest.raises(InputError, match=r"aio\.ndjson\.zst, line 3: not valid JSON"):
+        score_files(tmp_path / "gt.ndjson.gz", tmp_path / "aio.ndjson.zst",
+                    tmp_path / "strict", strict=True)
+    (tmp_path / "cut.gz").write_bytes((tmp_path / "gt.ndjson.gz").read_bytes()[:30])
+    _one_line(_cli("score", "--gt", "cut.gz", "--aio", "aio.ndjson", "--out", "cut",
+                   cwd=tmp_path), 2, "cut.gz: cannot decompress it as gzip")
+    left = [p.name for p in tmp_path.rglob(".jsoneval-input-*")]
+    assert not left and not (tmp_path / "strict" / "summary.json").exists()

@@ -13,6 +13,7 @@ import functools
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -64,13 +65,18 @@ def plain_copies(sources: Mapping[str, Any], parent: str | Path | None = None
     names: dict[str, str] = {}
     try:
         plain = dict(sources)
+        jobs = []
         for side, codec in codecs.items():
             if codec:
                 original = Path(sources[side])
                 copy = folder / f"{side}-{_plain_name(original.name)}"
-                _decompress(original, copy, codec)
+                jobs.append((original, copy, codec))
                 plain[side] = copy
                 names[str(copy)] = str(sources[side])
+        # both sides at once: pyarrow decompresses without the GIL
+        with ThreadPoolExecutor(len(jobs)) as pool:
+            for done in [pool.submit(_decompress, *job) for job in jobs]:
+                done.result()
         try:
             yield plain, names
         except InputError as exc:  # worded with a copy's path: say the user's instead

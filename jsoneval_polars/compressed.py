@@ -19,35 +19,10 @@ from typing import Any
 
 import polars as pl
 
-from .ingest import InputError, InputFileError
+from .ingest import InputError, InputFileError, codec_of
 
-#: magic bytes -> pyarrow codec name
-CODECS = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bz2"}
 #: the suffixes the copy's name loses
 _SUFFIXES = (".gz", ".gzip", ".zst", ".zstd", ".bz2")
-
-
-def codec_of(source: Any) -> str | None:
-    """The codec of a compressed file given as a path (by its first bytes), else None."""
-    if not isinstance(source, str | Path):
-        return None
-    try:
-        with open(source, "rb") as f:
-            head = f.read(4)
-    except OSError:
-        return None  # a missing file is reported by the reader
-    return next((codec for magic, codec in CODECS.items() if head.startswith(magic)), None)
-
-
-def head_of(path: str | Path, codec: str, size: int = 1 << 16) -> bytes:
-    """The first ``size`` decompressed bytes (NDJSON or a JSON array? its head decides)."""
-    import pyarrow as pa
-
-    try:
-        with pa.CompressedInputStream(pa.OSFile(str(path)), codec) as stream:
-            return stream.read(size)
-    except (OSError, pa.ArrowException) as exc:
-        raise InputFileError(f"{path}: cannot decompress it as {codec}: {exc}") from None
 
 
 @contextlib.contextmanager

@@ -506,6 +506,33 @@ def starts_json_array(head: bytes) -> bool:
     return False
 
 
+#: compressed files read through a plain copy (compressed.py): magic bytes -> pyarrow codec
+CODECS = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bz2"}
+
+
+def codec_of(source: Any) -> str | None:
+    """The codec of a compressed file given as a path (by its first bytes), else None."""
+    if not isinstance(source, str | Path):
+        return None
+    try:
+        with open(source, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return None  # a missing file is reported by the reader
+    return next((codec for magic, codec in CODECS.items() if head.startswith(magic)), None)
+
+
+def head_of(path: str | Path, codec: str, size: int = 1 << 16) -> bytes:
+    """The first ``size`` decompressed bytes (NDJSON or a JSON array? its head decides)."""
+    import pyarrow as pa
+
+    try:
+        with pa.CompressedInputStream(pa.OSFile(str(path)), codec) as stream:
+            return stream.read(size)
+    except (OSError, pa.ArrowException) as exc:
+        raise InputFileError(f"{path}: cannot decompress it as {codec}: {exc}") from None
+
+
 def ndjson_path(source: Any, side: str) -> Path:
     """``source`` as the path of an NDJSON file, or an :class:`InputFileError` saying why not
     (not a file, a table format, a JSON array)."""
@@ -518,8 +545,6 @@ def ndjson_path(source: Any, side: str) -> Path:
     if path.suffix.lower() in (".parquet", ".arrow", ".ipc", ".feather"):
         raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
                          f"{path.suffix} files with evaluate()")
-    from .compressed import codec_of, head_of
-
     codec = codec_of(path)
     if codec:  # read through a decompressed copy (compressed.plain_copies): its head decides
         head = head_of(path, codec, (1 << 20) + 8192)

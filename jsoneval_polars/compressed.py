@@ -36,6 +36,8 @@ def plain_copies(sources: Mapping[str, Any], parent: str | Path | None = None
     if not any(codecs.values()):
         yield dict(sources), {}
         return
+    if parent is not None:  # the output's parent, which the run makes anyway
+        Path(parent).mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix=".jsoneval-input-", dir=parent))
     names: dict[str, str] = {}
     try:

@@ -386,7 +386,7 @@ def test_compressed_inputs_are_read_through_a_plain_copy(tmp_path):
         "evaluate": evaluate(tmp_path / "gt.ndjson.gz", tmp_path / "aio.ndjson.zst"),
         "array": evaluate(tmp_path / "gt.json.bz2", tmp_path / "aio.ndjson.zst"),
         "files": score_files(tmp_path / "gt.ndjson.gz", tmp_path / "aio.ndjson.zst",
-                             tmp_path / "files"),
+                             tmp_path / "new" / "folder" / "files"),
     }
     proc = _cli("score", "--gt", "gt.ndjson.gz", "--aio", "aio.ndjson.zst", "--out", "cli",
                 cwd=tmp_path)

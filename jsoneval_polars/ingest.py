@@ -232,6 +232,15 @@ def _split_record(
     return doc_id, has_id, obj, None
 
 
+def content_fields(content_field: str | tuple[str | None, str | None] | None
+                   ) -> tuple[str | None, str | None]:
+    """The (GT, AIO) members holding the documents: ``content_field`` is one name for both
+    sides, a pair, or None (the record is the document)."""
+    if isinstance(content_field, tuple):
+        return content_field
+    return content_field, content_field
+
+
 def _content_of(record: Any, content_field: str | None) -> tuple[Any, str | None]:
     """(document, problem) of a record whose document is its member ``content_field`` (None:
     the record itself). A record that is not an object is its own document, whose root
@@ -687,9 +696,7 @@ def pair_inputs(
     the id is the document. ``metadata`` names record members (or table columns) that are not
     content but travel to the result tables; the AIO's value wins over the GT's."""
     errors = ErrorRows(strict)
-    gt_field, aio_field = (
-        content_field if isinstance(content_field, tuple) else (content_field, content_field)
-    )
+    gt_field, aio_field = content_fields(content_field)
     recs, files = {}, {}
     check_metadata_names(metadata, id_field)
     for side, fld, source in (("gt", gt_field, gt), ("aio", aio_field, aio)):
@@ -1086,13 +1093,13 @@ class TablePlan:
         other pairs (a cell read in Python when the plan was made, or one the walk declines)
         read as Python records and paired by :func:`build_pairs` (its error and warning rows
         in ``Pairs.errors``), pair by pair (:func:`pairs_from_texts`)."""
-        rows = {side: plan[f"{side}_row"].to_list() for side in ("gt", "aio")}
-        texts = {side: self.texts[side].gather(plan[f"{side}_row"]).to_list() for side in rows}
+        sides = ("gt", "aio")
+        texts = {side: self.texts[side].gather(plan[f"{side}_row"]).to_list() for side in sides}
 
         def in_python(part: pl.DataFrame) -> Pairs:
             doc_ids = part["doc_id"].to_list()
             recs = {}
-            for side in rows:
+            for side in sides:
                 recs[side] = [self._record(side, row, doc_id) for row, doc_id in zip(
                     part[f"{side}_row"].to_list(), doc_ids, strict=True)]
                 if self.metadata:  # as _records_from_table and pair_inputs read them
@@ -1107,11 +1114,11 @@ class TablePlan:
 
         aside = pl.any_horizontal(
             pl.col(f"{side}_row").is_in(pl.Series(list(self.records[side]), dtype=pl.Int64)
-                                        .implode()) for side in rows)
+                                        .implode()) for side in sides)
         read_aside = plan.select(aside.arg_true()).to_series().to_list()
         own = {side: {name: column.gather(plan[f"{side}_row"])
                       for name, column in self.meta_columns.get(side, {}).items()}
-               for side in rows}
+               for side in sides}
         pairs = pairs_from_texts(plan, texts, None, empty_containers_are_null, self.files,
                                  self.metadata, self.fields, in_python=in_python,
                                  in_python_also=read_aside, own_metadata=own)
@@ -1146,8 +1153,7 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
     from .flatten import KERNEL
 
     sources = {"gt": table_source(gt), "aio": table_source(aio)}
-    fields = (content_field if isinstance(content_field, tuple)
-              else (content_field, content_field))
+    fields = content_fields(content_field)
     if KERNEL != "native" or None in sources.values() or set(fields) & set(metadata):
         return None
     columns = {side: _json_column(table, side, id_field, json_column)
@@ -1213,6 +1219,15 @@ def _as_python_str(column: pl.Series) -> pl.Series:
         return column.cast(pl.String)
     return pl.Series(column.name, [None if v is None else str(v) for v in column.to_list()],
                      dtype=pl.String)
+
+
+def metadata_names(metadata: Sequence[str], by: Sequence[str] = (),
+                   partition_by: str | None = None, *, id_field: str) -> list[str]:
+    """A run's metadata columns: those named, then the slices' and the partition's (a slice
+    or a partition needs its column), each once, checked."""
+    names = list(dict.fromkeys([*metadata, *by, *([partition_by] if partition_by else [])]))
+    check_metadata_names(names, id_field)
+    return names
 
 
 def check_metadata_names(metadata: Sequence[str], id_field: str) -> None:

@@ -21,6 +21,7 @@ from .counts import RunState, merge_states, run_state
 from .ingest import (
     Pairs,
     check_metadata_names,
+    content_fields,
     is_ndjson,
     pair_inputs,
     plan_ndjson,
@@ -176,8 +177,7 @@ def evaluate(
     plain = not needs_documents(cfg, safety)
     reader = {"strict": strict, "empty_containers_are_null": cfg.empty_containers_are_null}
     check_metadata_names(metadata, id_field)
-    fields = (content_field if isinstance(content_field, tuple)
-              else (content_field, content_field))
+    fields = content_fields(content_field)
     with collector_paused():
         if plain and is_ndjson(gt) and is_ndjson(aio):  # read as the files driver: ids first
             plan, rows, n_read = plan_ndjson(gt, aio, id_field, strict, fields)

@@ -45,7 +45,8 @@ from .counts import RunState, run_state
 from .ingest import (
     InputError,
     Pairs,
-    check_metadata_names,
+    content_fields,
+    metadata_names,
     pair_inputs,
     plan_tables,
     screen_keyed_rows,
@@ -191,6 +192,7 @@ class _PartitionScorer:
                                            strict=self.strict)
         states = [run_state(errors=errors, n_read=n_read)]
         declared = table_schemas(self.metadata)
+        output = output_schema(declared)
         if usable.height:
             gt, aio = (
                 usable.filter(pl.col("side") == side).select(
@@ -216,13 +218,13 @@ class _PartitionScorer:
             for kind in ("documents", "fields", "counts", "alignments"):
                 frame = getattr(batch, kind)
                 if frame.height:
-                    yield _tagged(kind, frame, declared)
+                    yield _tagged(kind, frame, declared, output)
         if errors.height:
-            yield _tagged("errors", errors, declared)
+            yield _tagged("errors", errors, declared, output)
         for state in states:
             if state.counts.height:
-                yield _tagged("state", state.counts, declared)
-            yield _tagged("totals", state.totals, declared)
+                yield _tagged("state", state.counts, declared, output)
+            yield _tagged("totals", state.totals, declared, output)
 
 
 def _chunk_pairs(gt: pl.DataFrame, aio: pl.DataFrame, config: Config, strict: bool,
@@ -255,13 +257,14 @@ def _split_before_last_id(table: pa.Table) -> tuple[pa.Table, pa.Table]:
     return table.slice(0, cut), table.slice(cut)
 
 
-def _tagged(kind: str, frame: pl.DataFrame, declared: dict[str, pa.Schema]) -> pa.RecordBatch:
-    """One output batch: ``kind``, the struct column of that table, nulls for the others."""
+def _tagged(kind: str, frame: pl.DataFrame, declared: dict[str, pa.Schema],
+            output: pa.Schema) -> pa.RecordBatch:
+    """One output batch of ``output`` (the run's stream): ``kind``, the struct column of that
+    table, nulls for the others."""
     schema = declared[kind]
     arrow = frame.select(schema.names).to_arrow().cast(schema)
     n = arrow.num_rows
     columns = []
-    output = output_schema(declared)
     for out in output:
         if out.name == "kind":
             columns.append(pa.array([kind] * n, pa.string()))
@@ -427,8 +430,7 @@ def evaluate_spark(
     if num_partitions is not None and num_partitions < 1:
         raise ValueError(f"num_partitions must be >= 1; got {num_partitions}")
     by = list(by)
-    metadata = list(dict.fromkeys([*metadata, *by]))
-    check_metadata_names(metadata, id_field)
+    metadata = metadata_names(metadata, by, id_field=id_field)
     if aio is None:
         gt_col, aio_col = _two_names(json_column, ("gt", "aio"))
         _check_columns(gt, "pairs", id_field, [gt_col, aio_col], safety_column)
@@ -453,8 +455,7 @@ def evaluate_spark(
         config=cfg, id_field=id_field, null_messages=null_messages,
         has_safety=safety_column is not None, semantic_scorer=semantic_scorer, strict=strict,
         chunk_rows=chunk_rows, metadata=tuple(metadata), own_metadata=own_metadata,
-        content_field=(content_field if isinstance(content_field, tuple)
-                       else (content_field, content_field)),
+        content_field=content_fields(content_field),
     )
     run_schemas = table_schemas(metadata)
     partitions = num_partitions or _partitions_for(rows, aio is None and [gt] or [gt, aio])

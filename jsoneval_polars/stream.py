@@ -53,7 +53,8 @@ from .ingest import (
     ErrorRows,
     InputError,
     Pairs,
-    check_metadata_names,
+    content_fields,
+    metadata_names,
     ndjson_path,
     plan_tables,
     read_once,
@@ -114,12 +115,9 @@ def score_files(
     cfg = parse_config(config)
     check_confidence_sources(cfg, confidence)
     id_field = id_field or cfg.id_field
-    gt_field, aio_field = (
-        content_field if isinstance(content_field, tuple) else (content_field, content_field)
-    )
+    gt_field, aio_field = content_fields(content_field)
     inputs = {"gt": ndjson_path(gt, "gt"), "aio": ndjson_path(aio, "aio")}
-    metadata = list(dict.fromkeys([*metadata, *by, *([partition_by] if partition_by else [])]))
-    check_metadata_names(metadata, id_field)
+    metadata = metadata_names(metadata, by, partition_by, id_field=id_field)
     safety_table = _safety_table(safety)
     started_at = now()
     clock = Clock(progress)
@@ -232,8 +230,7 @@ def score_tables(
     cfg = parse_config(config)
     check_confidence_sources(cfg, confidence)
     id_field = id_field or cfg.id_field
-    metadata = list(dict.fromkeys([*metadata, *by, *([partition_by] if partition_by else [])]))
-    check_metadata_names(metadata, id_field)
+    metadata = metadata_names(metadata, by, partition_by, id_field=id_field)
     gt, aio = read_once(gt), read_once(aio)
     plan = None if needs_documents(cfg, safety) else plan_tables(
         gt, aio, id_field=id_field, json_column=json_column, strict=strict, metadata=metadata,

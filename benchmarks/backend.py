@@ -10,7 +10,9 @@ at REV under another name), so edits made while it
 runs do not mix in; the two alternate on the same flattened batch and their tables are compared
 (the machine is shared and noisy: compare within one run, by medians; the cpu row, summed over
 threads, moves less with the neighbours' load). ``--lines`` prints the Polars time per engine
-source line, ``--profile`` a cProfile of one working-tree run."""
+source line, ``--profile`` a cProfile of one working-tree run. ``--config default`` runs with
+no config file (every text SEMANTIC, every list matched on all its fields), as ``jsoneval
+score`` does without ``--config``."""
 
 from __future__ import annotations
 
@@ -115,6 +117,8 @@ def main() -> None:
     ap.add_argument("--ref", help="git revision to compare against (same process, alternating)")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--lines", action="store_true", help="Polars time per source line")
+    ap.add_argument("--config", default=str(ROOT / "jsoneval_polars" / "sample" / "config.json"),
+                    help="config file, or 'default' for no config (SPEC §11's defaults)")
     args = ap.parse_args()
 
     variants = {"new": _package(None, "jsoneval_polars_new")}
@@ -125,7 +129,8 @@ def main() -> None:
     flatten = importlib.import_module("jsoneval_polars_new.flatten").flatten
 
     data = Path(args.data)
-    config = new.load_config(ROOT / "jsoneval_polars" / "sample" / "config.json")
+    config = (importlib.import_module("jsoneval_polars_new.config").Config()
+              if args.config == "default" else new.load_config(args.config))
     pairs = ingest.pair_inputs(
         _records(data / "gt.ndjson", args.n), _records(data / "aio.ndjson", args.n)
     )

@@ -18,7 +18,7 @@ from .config import Config, Strategy
 from .schemas import (
     BOTH_NON_NULL, CODE, DATE, EXACT, FUZZY, IGNORE, NUMERIC, SEMANTIC, STRATEGIES,
 )
-from .scorers import TEXT_CAP, Scorer, resolve_scorer
+from .scorers import TEXT_CAP, Scorer, lexical_token_set, resolve_scorer
 from .flatten import _native
 from .readers import dates_of, numbers_of
 from .values import (
@@ -80,8 +80,6 @@ def long_text_warnings(
     """(doc, side, message) for each scored FUZZY row (and SEMANTIC row, when the scorer is the
     lexical default, which caps texts too) compared on a prefix because a text is longer than
     ``TEXT_CAP`` characters; ``paths`` decodes ``pid``. The pipeline makes them warning rows."""
-    from .scorers import lexical_token_set
-
     capped = [FUZZY]
     if getattr(resolve_scorer(semantic_scorer), "name", None) == lexical_token_set.name:
         capped.append(SEMANTIC)
@@ -242,12 +240,15 @@ def score_fields(
 
     Needs columns bucket and strategy (codes), gt_text, aio_text, gt_kind, aio_kind, and
     ``threshold`` (the path's field_thresholds entry, null for none) when the config has
-    field_thresholds. By the native scorer when the extension is built (SEMANTIC rows then
-    asked of the semantic scorer here), else by :func:`score_fields_by_expressions`.
+    field_thresholds. By the native scorer when the extension is built (SEMANTIC rows too when
+    their scorer is the default :func:`scorers.lexical_token_set`, else asked of the semantic
+    scorer here), else by :func:`score_fields_by_expressions`.
     """
     scorer = resolve_scorer(semantic_scorer)  # resolved (and checked) with or without rows
+    lexical = scorer is lexical_token_set
     native = _native_scorer(config.abs_tol, config.rel_tol, config.fuzzy_threshold,
-                            config.date_order)
+                            config.date_order,
+                            config.semantic_threshold if lexical else None)
     if native is None:
         return score_fields_by_expressions(fields, config, scorer)
     columns = ["strategy", "bucket", "gt_text", "aio_text", "gt_kind", "aio_kind"]
@@ -255,6 +256,8 @@ def score_fields(
         columns.append("threshold")
     scored = pl.DataFrame(native.score(fields.select(columns)))  # similarity, match
     fields = fields.with_columns(scored.get_columns())
+    if lexical:
+        return fields
     at = fields.select(
         ((pl.col("bucket") == BOTH_NON_NULL) & (pl.col("strategy") == SEMANTIC)).fill_null(False)
     ).to_series().arg_true()
@@ -271,14 +274,17 @@ def score_fields(
 
 
 @functools.cache
-def _native_scorer(abs_tol: float, rel_tol: float, fuzzy_threshold: float, date_order: str):
+def _native_scorer(abs_tol: float, rel_tol: float, fuzzy_threshold: float, date_order: str,
+                   lexical_threshold: float | None):
     """The native scorer of one set of settings whenever the extension is built (its test holds
-    it equal to :func:`score_fields_by_expressions`)."""
+    it equal to :func:`score_fields_by_expressions`). With ``lexical_threshold`` (SEMANTIC's
+    threshold) it scores SEMANTIC rows by the lexical token-set ratio too."""
     if _native is None:
         return None
     return _native.FieldScorer(
         list(STRATEGIES), BOTH_NON_NULL, NUMBER_TEXT, _ISO_DATE,
         list(date_formats(date_order)), abs_tol, rel_tol, fuzzy_threshold, TEXT_CAP,
+        lexical_threshold,
     )
 
 

@@ -30,6 +30,7 @@ pub mod paths;
 mod python;
 pub mod scan;
 pub mod scoring;
+pub mod token_set;
 
 // mimalloc keeps freed pages for the next batch; with the system allocator every batch's
 // columns (several MB each) came back as fresh pages from the kernel, page faults included

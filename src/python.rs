@@ -537,8 +537,11 @@ struct FieldScorer {
 impl FieldScorer {
     /// `strategies` names the strategy codes (schemas.STRATEGIES), `both_non_null` is the
     /// bucket code of scored rows; `grammar` values.NUMBER_TEXT; `iso` and `formats` the date
-    /// formats of the config's date order (as DateReader).
+    /// formats of the config's date order (as DateReader). `lexical_threshold`: SEMANTIC's
+    /// threshold when its scorer is the default lexical one, which is then scored here too.
     #[new]
+    #[pyo3(signature = (strategies, both_non_null, grammar, iso, formats, abs_tol, rel_tol,
+                        fuzzy_threshold, text_cap, lexical_threshold=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         strategies: Vec<String>,
@@ -550,6 +553,7 @@ impl FieldScorer {
         rel_tol: f64,
         fuzzy_threshold: f64,
         text_cap: usize,
+        lexical_threshold: Option<f64>,
     ) -> PyResult<Self> {
         let code = |name: &str| -> PyResult<u8> {
             strategies
@@ -563,6 +567,7 @@ impl FieldScorer {
             date: code("DATE")?,
             numeric: code("NUMERIC")?,
             fuzzy: code("FUZZY")?,
+            semantic: code("SEMANTIC")?,
             ignore: code("IGNORE")?,
             both_non_null,
         };
@@ -572,6 +577,7 @@ impl FieldScorer {
                 abs_tol,
                 rel_tol,
                 fuzzy_threshold,
+                lexical_threshold,
                 text_cap,
                 grammar: regex::Regex::new(grammar).map_err(value_error)?,
                 dates: crate::dates::DateFormats::new(iso, &formats).map_err(value_error)?,
@@ -581,7 +587,8 @@ impl FieldScorer {
 
     /// `similarity` (Float64) and `match` (Boolean) of each row of a frame with strategy and
     /// bucket (UInt8 codes), gt_text, aio_text, gt_kind, aio_kind, and `threshold` (Float64)
-    /// when the config has field_thresholds; SEMANTIC rows are null.
+    /// when the config has field_thresholds; SEMANTIC rows are null unless the scorer was made
+    /// with a `lexical_threshold`.
     fn score(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
         let b = record_batches(frame)?;
         let (strategy, bucket) = (codes(&b, "strategy")?, codes(&b, "bucket")?);

@@ -1,7 +1,8 @@
 //! Field similarity and match (SPEC §4) of the fields table in one pass: what
 //! `similarity.score_fields_by_expressions`, the Polars reference, computes in a dozen queries
-//! (each strategy's rows selected, scored and scattered back). SEMANTIC rows are left null: their
-//! scorer is a Python callable, and similarity.py fills them.
+//! (each strategy's rows selected, scored and scattered back). SEMANTIC rows are scored here
+//! when their scorer is the default lexical one ([`crate::token_set`]); any other scorer is a
+//! Python callable, so those rows are left null and similarity.py fills them.
 //!
 //! Rows outside the `both_non_null` bucket, and IGNORE rows, have neither. EXACT and DATE
 //! compare canonical texts, then the same calendar day (two date strings), then, under EXACT,
@@ -16,6 +17,7 @@ use regex::Regex;
 use crate::dates::DateFormats;
 use crate::matching::{self, prefix};
 use crate::number;
+use crate::token_set;
 
 /// Magnitude below which a double holds every integer (`values.INT_EXACT`).
 const INT_EXACT: f64 = 9_007_199_254_740_992.0;
@@ -29,6 +31,7 @@ pub struct Codes {
     pub date: u8,
     pub numeric: u8,
     pub fuzzy: u8,
+    pub semantic: u8,
     pub ignore: u8,
     pub both_non_null: u8,
 }
@@ -38,7 +41,10 @@ pub struct Settings {
     pub abs_tol: f64,
     pub rel_tol: f64,
     pub fuzzy_threshold: f64,
-    /// characters of each side FUZZY compares (`scorers.TEXT_CAP`)
+    /// SEMANTIC's threshold when its scorer is the lexical token-set ratio, scored here; None
+    /// leaves SEMANTIC rows to similarity.py
+    pub lexical_threshold: Option<f64>,
+    /// characters of each side FUZZY and the lexical SEMANTIC compare (`scorers.TEXT_CAP`)
     pub text_cap: usize,
     pub grammar: Regex,
     pub dates: DateFormats,
@@ -103,7 +109,12 @@ fn score_row(r: &Rows, s: &Settings, i: usize) -> (Option<f64>, Option<bool>) {
         let threshold = r.threshold.and_then(|t| t[i]).unwrap_or(s.fuzzy_threshold);
         return (Some(similarity), Some(similarity >= threshold));
     }
-    (None, None) // SEMANTIC: similarity.py asks its scorer
+    if let (true, Some(default)) = (strategy == c.semantic, s.lexical_threshold) {
+        let similarity = token_set::similarity(g.unwrap_or(""), a.unwrap_or(""), s.text_cap);
+        let threshold = r.threshold.and_then(|t| t[i]).unwrap_or(default);
+        return (Some(similarity), Some(similarity >= threshold));
+    }
+    (None, None) // SEMANTIC by another scorer: similarity.py asks it
 }
 
 /// `similarity.same_value` of one row whose texts differ: two strings naming the same day, or
@@ -156,6 +167,7 @@ mod tests {
             codes: Codes {
                 exact: 0,
                 fuzzy: 1,
+                semantic: 2,
                 numeric: 3,
                 ignore: 4,
                 date: 5,
@@ -164,6 +176,7 @@ mod tests {
             abs_tol: 0.01,
             rel_tol: 0.0,
             fuzzy_threshold: 0.8,
+            lexical_threshold: None,
             text_cap: 5,
             grammar: Regex::new(GRAMMAR).unwrap(),
             dates: DateFormats::new(ISO, &[FORMAT.to_string()]).unwrap(),
@@ -205,7 +218,7 @@ mod tests {
             (1, "kitten", "string", "sitting", "string"), // capped: kitte / sitti, 2 edits
             (1, "abcdefgh", "string", "abcdeXYZ", "string"),
             (4, "a", "string", "b", "string"),
-            (2, "a", "string", "b", "string"), // SEMANTIC: left to Python
+            (2, "a", "string", "b", "string"), // SEMANTIC by another scorer: left to Python
         ]);
         assert_eq!(got[0], (Some(1.0), Some(true)));
         assert_eq!(got[1], (Some(1.0), Some(true)));
@@ -219,6 +232,32 @@ mod tests {
         assert_eq!(got[8], (Some(1.0), Some(true)));
         assert_eq!(got[9], (None, None));
         assert_eq!(got[10], (None, None));
+    }
+
+    #[test]
+    fn semantic_by_the_lexical_scorer() {
+        let strategy = [Some(2u8); 3];
+        let bucket = [Some(2u8); 3];
+        let gt_text = [Some("steel bolts m8"), Some("abc"), Some("")];
+        let aio_text = [Some("m8 steel bolts"), Some("abd"), Some("")];
+        let kind = [Some("string"); 3];
+        let rows = Rows {
+            strategy: &strategy,
+            bucket: &bucket,
+            gt_text: &gt_text,
+            aio_text: &aio_text,
+            gt_kind: &kind,
+            aio_kind: &kind,
+            threshold: None,
+        };
+        let s = Settings {
+            lexical_threshold: Some(0.6),
+            text_cap: 100,
+            ..settings()
+        };
+        let (sim, matched) = score(&rows, &s);
+        assert_eq!(sim, [Some(1.0), Some(0.6666666666666665), Some(1.0)]);
+        assert_eq!(matched, [Some(true); 3]);
     }
 
     #[test]

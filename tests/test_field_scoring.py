@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from jsoneval_polars import similarity
 from jsoneval_polars.config import parse_config
 from jsoneval_polars.schemas import BUCKETS, CODE, STRATEGIES
-from jsoneval_polars.scorers import TEXT_CAP
+from jsoneval_polars.scorers import TEXT_CAP, lexical_token_set
 
 pytestmark = pytest.mark.skipif(similarity._native is None, reason="the extension is not built")
 
@@ -22,7 +22,8 @@ TEXTS = [
     "$12", "$1,200.00", "1200", "(12.5)", "-12.5", "eur 12", "12 eur", "1,2", "$-3", "(3",
     "2025-01-02", "02/01/2025", "01/02/2025", "2 jan 2025", "jan 2, 2025", "2025-02-31",
     " 2025-01-02", "2025-01-02t10:00:00", "31/12/1999", "12/31/1999", "a@b.co", "true", "[]",
-    "{}", "null",
+    "{}", "null", "steel bolts m8", "m8 steel bolts", "m8  bolts", "fuzzy was a bear",
+    "a\x1fb", " b a a ", "\u3000b\ta", "straße 5", "strasse 5", " ",
     "y" * (TEXT_CAP + 3), "y" * TEXT_CAP + "z", "é" * (TEXT_CAP + 1), "é" * TEXT_CAP + "e",
 ]
 KINDS = ["string", "int", "float", "bool", "array", "object", None]
@@ -98,3 +99,28 @@ def test_every_text_against_every_text():
     fields = fields_of(drawn).drop("threshold")
     assert similarity.score_fields(fields, config).equals(
         similarity.score_fields_by_expressions(fields, config))
+
+
+#: Words of letters (ASCII, Latin-1, above U+00FF, CJK, an astral one: texts Python stores in
+#: 1, 2 and 4 bytes per character), digits, every kind of white space Python splits on
+#: (U+001C..U+001F, and U+0085 and U+00A0, which rapidfuzz splits on only in texts wider than
+#: a byte) and two it does not (U+200B, U+FEFF).
+_TOKEN_CHARS = ("abcab12éß\xffĀ日本\U0001f600 \t\n\x0b\x0c\r\x1c\x1f\x85\xa0\u2003\u3000"
+                "\u200b\ufeff")
+
+
+@given(pairs=st.lists(st.tuples(st.text(_TOKEN_CHARS, max_size=24),
+                                st.text(_TOKEN_CHARS, max_size=24)), max_size=40),
+       threshold=st.sampled_from([0.0, 0.5, 0.8, 1.0]))
+@settings(max_examples=300, deadline=None)
+def test_native_lexical_semantic_is_rapidfuzz(pairs, threshold):
+    """SEMANTIC rows under the default scorer, natively (src/token_set.rs): the same doubles as
+    scorers.lexical_token_set, rapidfuzz's token_set_ratio / 100, and its matches."""
+    scored = BUCKETS.index("both_non_null")
+    drawn = [(STRATEGIES.index("SEMANTIC"), scored, g, a, "string", "string", None)
+             for g, a in pairs]
+    fields = fields_of(drawn).drop("threshold")
+    got = similarity.score_fields(fields, parse_config({"semantic_threshold": threshold}))
+    expected = lexical_token_set([g for g, _ in pairs], [a for _, a in pairs]).tolist()
+    assert got["similarity"].to_list() == expected
+    assert got["match"].to_list() == [s >= threshold for s in expected]

@@ -22,7 +22,8 @@ from .scorers import TEXT_CAP, Scorer, lexical_token_set, resolve_scorer
 from .flatten import _native
 from .readers import dates_of, numbers_of
 from .values import (
-    _ISO_DATE, INT_EXACT, NUMBER_TEXT, date_formats, is_date_or_email, normalized,
+    _EMAIL, _ISO_DATE, INT_EXACT, NUMBER_TEXT, date_formats, is_date_or_email, normalized,
+    other_date_formats,
 )
 
 _TINY = 1e-12
@@ -160,18 +161,41 @@ def strategy_expr(config: Config) -> pl.Expr:
 
 def with_strategy(fields: pl.DataFrame, configured: pl.Series, config: Config) -> pl.DataFrame:
     """Add ``strategy``: the path's configured code (``configured``, one per row), else detected,
-    the detection being run on the rows that need it only."""
+    the detection being run on the rows that need it only (natively when the extension is
+    built: :func:`detected`)."""
     detect = configured.is_null()
     if detect.all():
-        return fields.with_columns(strategy_expr(config))
+        return fields.with_columns(detected(fields, config))
     at = detect.arg_true()
     if len(at):
         needed = fields.select(
             "gt_present", "gt_null", "gt_kind", "gt_text", "aio_present", "aio_null", "aio_kind",
             "aio_text",
         )[at]
-        configured = configured.scatter(at, needed.select(strategy_expr(config)).to_series())
+        configured = configured.scatter(at, detected(needed, config))
     return fields.with_columns(configured.alias("strategy"))
+
+
+def detected(fields: pl.DataFrame, config: Config) -> pl.Series:
+    """:func:`strategy_expr` of every row: by the native detector when the extension is built
+    (its test holds it equal to the expression), else by the expression."""
+    detector = _native_detector(config.date_order, config.default_text_strategy)
+    if detector is None:
+        return fields.select(strategy_expr(config)).to_series()
+    has = [(pl.col(f"{side}_present") & ~pl.col(f"{side}_null")).fill_null(False)
+           .alias(f"{side}_has") for side in ("gt", "aio")]
+    frame = fields.select(*has, "gt_text", "aio_text", "gt_kind", "aio_kind")
+    return pl.DataFrame(detector.detect(frame)).to_series()
+
+
+@functools.cache
+def _native_detector(date_order: str, default: Strategy):
+    if _native is None:
+        return None
+    return _native.StrategyDetector(
+        [_ISO_DATE, other_date_formats(date_order), _EMAIL],
+        STRATEGIES.index(Strategy.EXACT.value), STRATEGIES.index(Strategy(default).value),
+    )
 
 
 def _numbers(values: pl.DataFrame) -> pl.DataFrame:

@@ -94,9 +94,12 @@ def looks_like_date(raw: pl.Expr, date_order: str = "DMY") -> pl.Expr:
     """True where a (stripped) canonical string is written in a recognized date format (the
     strategy detection test; the day itself need not exist)."""
     s = raw.str.strip_chars()
-    formats = date_formats(date_order)[1:]
-    others = "|".join(f"(?:{_unnamed(f)})" for f in formats)
-    return s.str.contains(_ISO_DATE) | s.str.contains(others)
+    return s.str.contains(_ISO_DATE) | s.str.contains(other_date_formats(date_order))
+
+
+def other_date_formats(date_order: str) -> str:
+    """The recognized date formats but ISO's, as one regex without named groups."""
+    return "|".join(f"(?:{_unnamed(f)})" for f in date_formats(date_order)[1:])
 
 
 def _unnamed(fmt: str) -> str:

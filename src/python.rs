@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::{
     ArrayRef, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
-    RecordBatchIterator, StringViewArray, UInt32Array,
+    RecordBatchIterator, StringViewArray, UInt32Array, UInt8Array,
 };
 use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
@@ -621,6 +621,55 @@ impl FieldScorer {
     }
 }
 
+/// similarity.py's strategy detection (src/scoring.rs `detect`), compiled once per date order
+/// and default text strategy.
+#[pyclass(frozen, module = "jsoneval_polars._native")]
+struct StrategyDetector {
+    detector: crate::scoring::Detector,
+}
+
+#[pymethods]
+impl StrategyDetector {
+    /// `patterns`: the ISO date, the other date formats and the e-mail regexes; `exact` and
+    /// `default` the codes given to a matched and an unmatched row.
+    #[new]
+    fn new(patterns: [String; 3], exact: u8, default: u8) -> PyResult<Self> {
+        let [iso, others, email] = patterns.map(|p| regex::Regex::new(&p));
+        Ok(StrategyDetector {
+            detector: crate::scoring::Detector {
+                exact,
+                default,
+                patterns: [
+                    iso.map_err(value_error)?,
+                    others.map_err(value_error)?,
+                    email.map_err(value_error)?,
+                ],
+            },
+        })
+    }
+
+    /// `strategy` (UInt8) of each row of a frame with gt_has and aio_has (Boolean: present
+    /// and not null), gt_text, aio_text, gt_kind and aio_kind.
+    fn detect(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+        let b = record_batches(frame)?;
+        let (gt_has, aio_has) = (bools(&b, "gt_has")?, bools(&b, "aio_has")?);
+        let (gt_text, aio_text) = (strs(&b, "gt_text")?, strs(&b, "aio_text")?);
+        let (gt_kind, aio_kind) = (strs(&b, "gt_kind")?, strs(&b, "aio_kind")?);
+        let values = crate::scoring::Values {
+            gt_has: &gt_has,
+            aio_has: &aio_has,
+            gt_text: &gt_text,
+            aio_text: &aio_text,
+            gt_kind: &gt_kind,
+            aio_kind: &aio_kind,
+        };
+        let codes = py.detach(|| crate::scoring::detect(&values, &self.detector));
+        Ok(ArrowTable {
+            batch: batch(vec![("strategy", Arc::new(UInt8Array::from(codes)))]),
+        })
+    }
+}
+
 fn value_error(e: impl ToString) -> PyErr {
     pyo3::exceptions::PyValueError::new_err(e.to_string())
 }
@@ -1005,6 +1054,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NumberReader>()?;
     m.add_class::<DateReader>()?;
     m.add_class::<FieldScorer>()?;
+    m.add_class::<StrategyDetector>()?;
     m.add_function(wrap_pyfunction!(flatten_json, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_spans, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_objects, m)?)?;

@@ -117,6 +117,57 @@ fn score_row(r: &Rows, s: &Settings, i: usize) -> (Option<f64>, Option<bool>) {
     (None, None) // SEMANTIC by another scorer: similarity.py asks it
 }
 
+/// The strategy detection of SPEC §4 for rows no `field_strategies` entry configures
+/// (`similarity.strategy_expr`, the Polars reference): the kind of the GT value, else of the
+/// AIO value, decides; a bool, number, array or object is EXACT, a string written as a date or
+/// an e-mail address (stripped of white space) is EXACT, anything else the default text
+/// strategy.
+pub struct Detector {
+    pub exact: u8,
+    pub default: u8,
+    /// `values._ISO_DATE`, the other date formats as one alternation, `values._EMAIL`
+    pub patterns: [Regex; 3],
+}
+
+/// The columns detection reads, one entry per row.
+pub struct Values<'a> {
+    pub gt_has: &'a [bool],
+    pub aio_has: &'a [bool],
+    pub gt_text: &'a [Option<&'a str>],
+    pub aio_text: &'a [Option<&'a str>],
+    pub gt_kind: &'a [Option<&'a str>],
+    pub aio_kind: &'a [Option<&'a str>],
+}
+
+/// The detected strategy code of every row, on the rayon pool.
+pub fn detect(v: &Values, d: &Detector) -> Vec<u8> {
+    (0..v.gt_has.len())
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|i| {
+            let (kind, text) = if v.gt_has[i] {
+                (v.gt_kind[i], v.gt_text[i])
+            } else if v.aio_has[i] {
+                (v.aio_kind[i], v.aio_text[i])
+            } else {
+                (None, None)
+            };
+            match (kind, text) {
+                (Some("bool" | "int" | "float" | "array" | "object"), _) => d.exact,
+                (Some("string"), Some(text)) => {
+                    let text = text.trim(); // Polars' strip_chars: Unicode White_Space
+                    if d.patterns.iter().any(|p| p.is_match(text)) {
+                        d.exact
+                    } else {
+                        d.default
+                    }
+                }
+                _ => d.default,
+            }
+        })
+        .collect()
+}
+
 /// `similarity.same_value` of one row whose texts differ: two strings naming the same day, or
 /// under EXACT a GT number and an AIO numeric string of the same value.
 fn same_value(r: &Rows, s: &Settings, i: usize, g: &str, a: &str, exact: bool) -> bool {

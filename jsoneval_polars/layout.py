@@ -16,6 +16,7 @@ previous run, in this layout or an older one.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import json
@@ -182,7 +183,9 @@ def _plain(value: Any) -> Any:
 class RunWriter:
     """Writes one run into a staging folder of ``out``; :meth:`commit` swaps it in.
 
-    Use as a context manager: leaving it by an exception discards the staging folder.
+    Use as a context manager: leaving it by an exception discards the staging folder, and
+    ``out`` too when this run made it and nothing else was put in it (a failed first run
+    leaves no empty results directory behind).
     Workers of other processes may write parts into :attr:`staging` with :func:`write_part`.
     """
 
@@ -190,6 +193,7 @@ class RunWriter:
         self.out = Path(out)
         if self.out.exists() and not self.out.is_dir():
             raise FileExistsError(f"results directory {str(self.out)!r} is a file")
+        self.made_out = not self.out.exists()
         self.out.mkdir(parents=True, exist_ok=True)
         self.staging = Path(tempfile.mkdtemp(prefix=".jsoneval-staging-", dir=self.out))
         self.partition_by = partition_by
@@ -197,8 +201,11 @@ class RunWriter:
     def __enter__(self) -> RunWriter:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
+        if exc_type is not None and self.made_out:
+            with contextlib.suppress(OSError):  # not empty: something else was put there
+                self.out.rmdir()
 
     def write(self, table: str, frame: pl.DataFrame, part: int = 0, *,
               partitioned: bool = True) -> None:

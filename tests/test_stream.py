@@ -220,6 +220,12 @@ def test_stream_strict_names_file_and_line(messy, tmp_path):
     gt, aio = messy
     with pytest.raises(InputError, match=r"gt\.ndjson, line 3: not valid JSON"):
         score_files(gt, aio, tmp_path / "o", strict=True)
+    assert not (tmp_path / "o").exists()  # the run made it, and leaves no empty one behind
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "kept" / "notes.txt").write_text("mine")
+    with pytest.raises(InputError):
+        score_files(gt, aio, tmp_path / "kept", strict=True)
+    assert [p.name for p in (tmp_path / "kept").iterdir()] == ["notes.txt"]
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

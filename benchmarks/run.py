@@ -8,7 +8,10 @@ that process and its workers, sampled every 50 ms. The engine runs two ways: str
 memory (``evaluate`` + ``Result.write``, one process). Beside them, in the same run and on the
 same data: the two yardsticks (the lean per-document loop of issue 11, lean_loop.py, and the
 fuller baseline.py) and two floors (parse-only: every line of both files parsed, nothing else;
-write-only: the engine's result tables written as Parquet, nothing else). The report quotes
+write-only: the engine's result tables written as Parquet, nothing else). The streaming engine
+and the lean loop also run without a config (SPEC §11's defaults: every text SEMANTIC, lists
+matched on all their fields), as ``jsoneval score`` runs without ``--config``; leave that pair
+out with ``--no-default-config``. The report quotes
 medians and the ratio of each engine run to the yardstick run next to it (the machine is shared
 and noisy). Data is generated once per size into benchmarks/data/ (not committed). The text
 below the ANALYSIS marker of an existing RESULTS.md is kept.
@@ -30,6 +33,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 CONFIG = ROOT / "jsoneval_polars" / "sample" / "config.json"
+#: no config at all: an empty one is SPEC §11's defaults, for the engine and the lean loop alike
+NO_CONFIG = HERE / "no_config.json"
 #: the peers' own environment, as benchmarks/peers.py sets it up
 PEERS_PYTHON = Path("/tmp/peers/bin/python")
 
@@ -172,17 +177,23 @@ def ensure_data(n: int, *, shuffled: bool = False) -> Path:
     return out
 
 
-def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int) -> dict:
+def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int,
+            default_config: bool = True) -> dict:
     """Engines, the lean loop and the two floors, alternating on the same data."""
     data = ensure_data(n)
     gt, aio = str(data / "gt.ndjson"), str(data / "aio.ndjson")
-    runs: dict[str, list[dict]] = {name: [] for name in (*ENGINE_NAMES, *YARDSTICKS, *FLOORS)}
+    runs: dict[str, list[dict]] = {name: [] for name in (*ENGINE_NAMES, *YARDSTICKS, *FLOORS,
+                                                         *NO_CONFIG_RUNS)}
     out = str(HERE / "data" / f"out-{n}")
     for i in range(repeats):
         runs["stream"].append(_run(_STREAM, gt, aio, str(CONFIG), out + "-stream"))
         runs["write_only"].append(_run(_WRITE, out + "-stream"))
         runs["parse_only"].append(_run(_PARSE, gt, aio))
         runs["lean"].append(_run(_LEAN, gt, aio, str(CONFIG), str(HERE)))
+        if default_config:
+            runs["stream_no_config"].append(
+                _run(_STREAM, gt, aio, str(NO_CONFIG), out + "-no-config"))
+            runs["lean_no_config"].append(_run(_LEAN, gt, aio, str(NO_CONFIG), str(HERE)))
         if in_memory:
             runs["memory"].append(_run(_ENGINE, gt, aio, str(CONFIG), out))
         if i < baseline_repeats:
@@ -191,6 +202,17 @@ def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int) -> dic
             f"{k} {v[-1]['seconds']:.2f}s" for k, v in runs.items() if len(v) > i
         ), flush=True)
     row = {"n": n, "engines": {}, "yardsticks": {}, "floors": {}}
+    if runs["stream_no_config"]:
+        eng, lean = runs["stream_no_config"], runs["lean_no_config"]
+        row["no_config"] = {
+            "s": statistics.median(e["seconds"] for e in eng),
+            "lean_s": statistics.median(e["seconds"] for e in lean),
+            "ratios": [lean[i]["seconds"] / e["seconds"] for i, e in enumerate(eng)],
+            "rss": max(e["rss_mb"] for e in eng), "lean_rss": max(e["rss_mb"] for e in lean),
+            "runs": len(eng),
+            "same_micro_f1": abs(eng[0]["micro_f1"] - lean[0]["micro_f1"]) < 1e-9,
+            "micro_f1": eng[0]["micro_f1"],
+        }
     for name in YARDSTICKS:
         runs_ = runs[name]
         row["yardsticks"][name] = {"s": statistics.median(r["seconds"] for r in runs_),
@@ -250,6 +272,8 @@ YARDSTICKS = {
     "lean": "benchmarks/lean_loop.py, the lean per-document loop (1 process)",
     "baseline": "benchmarks/baseline.py, the fuller hand-written baseline (1 process)",
 }
+#: the streaming engine and the lean loop without a config (``measure(default_config=True)``)
+NO_CONFIG_RUNS = ("stream_no_config", "lean_no_config")
 FLOORS = {
     "parse_only": "read both files and parse every line with the engine's parser (the native "
                   "kernel, 2 threads), nothing else",
@@ -292,6 +316,23 @@ def report(rows: list[dict], peers: list[dict], repeats: int) -> str:
                 f"{y['lean']['rss']:,.0f} / {y['baseline']['rss']:,.0f} MB | "
                 f"{'yes' if e['same_micro_f1'] else 'NO'} |"
             )
+    measured = [r for r in rows if "no_config" in r]
+    if measured:
+        lines += ["", "Without a config (`jsoneval score` with no `--config`: SPEC §11's "
+                  "defaults, every text SEMANTIC by the lexical token-set scorer, the line "
+                  "items matched on all their fields), the streaming engine beside the lean "
+                  "loop given the same empty config:", "",
+                  ("| documents | runs | engine docs/s | lean loop docs/s | engine ÷ lean "
+                   "(median; per run) | engine / lean peak RSS | micro-F1 | same micro-F1 |"),
+                  "|---:|---:|---:|---:|---|---:|---:|---|"]
+        for r in measured:
+            c = r["no_config"]
+            lines.append(
+                f"| {r['n']:,} | {c['runs']} | {r['n'] / c['s']:,.0f} | "
+                f"{r['n'] / c['lean_s']:,.0f} | {statistics.median(c['ratios']):.2f}× ("
+                + ", ".join(f"{x:.2f}" for x in c["ratios"]) + f") | {c['rss']:,.0f} / "
+                f"{c['lean_rss']:,.0f} MB | {c['micro_f1']:.6f} | "
+                f"{'yes' if c['same_micro_f1'] else 'NO'} |")
     lines += ["", "Engines: " + "; ".join(f"**{k}** = {v}" for k, v in ENGINE_NAMES.items())
               + ". Yardsticks: " + "; ".join(f"**{k}** = {v}" for k, v in YARDSTICKS.items())
               + ".", ""]
@@ -348,12 +389,15 @@ def main() -> int:
                         help="also run the in-memory engine up to this size")
     parser.add_argument("--baseline-repeats", type=int, default=None,
                         help="baseline runs per size above 100k (default: --repeats)")
+    parser.add_argument("--no-default-config", action="store_true",
+                        help="leave out the runs without a config")
     parser.add_argument("--out", default=str(HERE / "RESULTS.md"))
     args = parser.parse_args()
     rows = []
     for n in map(int, args.sizes.split(",")):
         b = args.repeats if n <= 100_000 or args.baseline_repeats is None else args.baseline_repeats
-        rows.append(measure(n, args.repeats, n <= args.in_memory_max, b))
+        rows.append(measure(n, args.repeats, n <= args.in_memory_max, b,
+                            not args.no_default_config))
     peers = measure_peers(args.peers_n, args.peers_python) if args.peers_n else []
     text = report(rows, peers, args.repeats)
     out = Path(args.out)

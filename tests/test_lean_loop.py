@@ -46,3 +46,16 @@ def test_lean_loop_cutoff_keeps_a_similarity_at_the_threshold(lean_loop):
     scorer = lean_loop.LeanScorer(cfg)
     scorer.score({"d": "work boots"}, {"d": "wokr boots"})
     assert scorer.cells == {"d": [1, 0, 0, 0]}
+
+
+def test_lean_loop_equals_the_engine_without_a_config(lean_loop):
+    """The no-config yardstick of benchmarks/run.py: SPEC §11's defaults (every text SEMANTIC
+    by the lexical scorer, line items matched on every field) in both."""
+    gt, aio = SAMPLE / "gt.ndjson", SAMPLE / "aio.ndjson"
+    engine = evaluate(gt, aio)
+    lean = lean_loop.run_lean(gt, aio, lean_loop.Config({}))
+    assert lean["micro_f1"] == pytest.approx(engine.summary["micro_f1"], abs=1e-12)
+    assert lean["mean_rqs"] == pytest.approx(engine.summary["mean_rqs"], abs=1e-12)
+    want = {r["attribute"]: [r["tp"], r["tn"], r["fp"], r["fn"]]
+            for r in engine.attributes.iter_rows(named=True)}
+    assert lean["cells"] == want

@@ -40,11 +40,13 @@ Python walker flattens the batch, so messages and warnings have one definition.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -377,7 +379,7 @@ class TextSpans:
     """JSON texts as spans of one buffer read from a file: text ``i`` is the ``lengths[i]``
     bytes at file offset ``offsets[i]``, and ``buffer`` holds the file from offset ``base``
     (None for both: no document). The kernel reads them in place, with no bytes object per
-    text (ingest.read_spans)."""
+    text (:func:`read_spans`)."""
 
     buffer: bytes
     base: int
@@ -387,6 +389,29 @@ class TextSpans:
     def texts(self) -> list[bytes | None]:
         return [None if o is None else self.buffer[o - self.base: o - self.base + n]
                 for o, n in zip(self.offsets, self.lengths, strict=True)]
+
+
+def read_spans(
+    path: str | Path, offsets: Sequence[int | None], lengths: Sequence[int | None]
+) -> TextSpans:
+    """The lines at these byte offsets of a file already scanned, as spans of one buffer. A
+    batch of an aligned file is one contiguous range, read at once; the lines of a batch
+    spread over the file are read one by one into the buffer."""
+    offsets, lengths = list(offsets), list(lengths)
+    present = [(o, n) for o, n in zip(offsets, lengths, strict=True) if o is not None]
+    if not present:
+        return TextSpans(b"", 0, offsets, lengths)
+    lo = min(o for o, _ in present)
+    hi = max(o + n for o, n in present)
+    with open(path, "rb") as f:
+        if hi - lo <= 4 * sum(n for _, n in present) + (1 << 20):
+            return TextSpans(os.pread(f.fileno(), hi - lo, lo), lo, offsets, lengths)
+        pieces = [None if o is None else os.pread(f.fileno(), n, o)
+                  for o, n in zip(offsets, lengths, strict=True)]
+    ends = itertools.accumulate(n or 0 for n in lengths)  # in the joined buffer
+    return TextSpans(b"".join(p for p in pieces if p is not None), 0,
+                     [None if o is None else end - n
+                      for o, n, end in zip(offsets, lengths, ends, strict=True)], lengths)
 
 
 def flatten_texts(

@@ -8,9 +8,9 @@ line neither accepts is an error row naming the file, the line and the reason.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,8 +21,10 @@ import orjson
 import polars as pl
 
 from .extract import Extraction, loads_noting, orjson_may_round
-from .flatten import Flattened, TextSpans, flatten_texts
+from .flatten import Flattened, TextSpans, flatten_texts, read_spans
 from .schemas import ERRORS
+from .table_texts import ColumnTexts, SpilledTexts, TableFile, spill_file, spill_folder
+from .table_texts import remove as remove_spill
 
 Side = Literal["gt", "aio"]
 #: A document whose root is an array is scored as the object ``{"$": array}``: its paths are
@@ -312,12 +314,13 @@ def _json_column(table: pl.DataFrame, side: Side, id_field: str, json_column: st
 
 def _record_from_text(
     text: str | None, row: int, doc_id: str | None, has_id: bool, side: Side, json_column: str,
-    errors: ErrorRows, content_field: str | None = None,
+    errors: ErrorRows, content_field: str | None = None, file: str | None = None,
 ) -> Record | None:
-    """The record of one JSON-text cell (``row`` is 1-based), or None after its error row;
-    with ``content_field``, its document is that member (:func:`_content_of`)."""
+    """The record of one JSON-text cell (``row`` is 1-based), or None after its error row
+    (naming ``file``, the table's, None in memory); with ``content_field``, its document is
+    that member (:func:`_content_of`)."""
     if text is None:
-        errors.add(side, None, row, doc_id, f"column '{json_column}' is null")
+        errors.add(side, file, row, doc_id, f"column '{json_column}' is null")
         return None
     raw = text.encode("utf-8")
     try:
@@ -325,18 +328,18 @@ def _record_from_text(
     except ValueError as exc:
         if side == "aio":  # raw model text: extraction decides (SPEC §8)
             return Record(doc_id, text, row, has_id)
-        errors.add(side, None, row, doc_id, f"not valid JSON: {exc}")
+        errors.add(side, file, row, doc_id, f"not valid JSON: {exc}")
         return None
     document, problem = _content_of(content, content_field)
     if problem:
-        errors.add(side, None, row, doc_id, problem)
+        errors.add(side, file, row, doc_id, problem)
         return None
     return Record(doc_id, document, row, has_id, raw, notes, content)
 
 
 def _records_from_table(
     table: pl.DataFrame, side: Side, id_field: str, json_column: str | None, errors: ErrorRows,
-    content_field: str | None = None,
+    content_field: str | None = None, file: str | None = None,
 ) -> list[Record]:
     """A table with an id column (optional) and one JSON-text or struct column, whose cells are
     the documents, or with ``content_field`` the records holding them."""
@@ -350,7 +353,7 @@ def _records_from_table(
     if col.dtype == pl.String:
         for i, text in enumerate(col.to_list(), start=1):
             rec = _record_from_text(text, i, ids[i - 1] if ids else None, has_id, side,
-                                    json_column, errors, content_field)
+                                    json_column, errors, content_field, file)
             if rec is not None:
                 out.append(rec)
     elif isinstance(col.dtype, pl.Struct):
@@ -358,7 +361,7 @@ def _records_from_table(
             doc_id = ids[i - 1] if ids else None
             content, problem = _content_of(cell, content_field)
             if problem:
-                errors.add(side, None, i, doc_id, problem)
+                errors.add(side, file, i, doc_id, problem)
                 continue
             out.append(Record(doc_id, content, i, has_id, parsed=cell))
     else:
@@ -387,14 +390,20 @@ def read_once(source: Any) -> Any:
     return source
 
 
-def table_source(source: Any) -> tuple[pl.DataFrame, str | None] | None:
+def table_source(source: Any, *, by_batch: bool = False
+                 ) -> tuple[pl.DataFrame | TableFile, str | None] | None:
     """A table input as a DataFrame and its file name (None in memory): a Parquet or Arrow IPC
-    file, a Polars frame, any Arrow producer; None for other inputs."""
+    file, a Polars frame, any Arrow producer; None for other inputs. With ``by_batch``, a file
+    pyarrow opens is a :class:`table_texts.TableFile`, read a column and a record batch at a
+    time (one it cannot open is read whole, which names the problem as before)."""
     if isinstance(source, str | Path):
         path = Path(source)
         suffix = path.suffix.lower()
         if not path.is_file() or suffix not in (".parquet", ".arrow", ".ipc", ".feather"):
             return None
+        if by_batch:
+            with contextlib.suppress(Exception):
+                return TableFile(path), str(path)
         read = pl.read_parquet if suffix == ".parquet" else pl.read_ipc
         return read(path), str(path)
     source = read_once(source)
@@ -419,7 +428,7 @@ def read_records(
         table = table_source(path)
         if table is not None:
             return _records_from_table(table[0], side, id_field, json_column, errors,
-                                       content_field), name
+                                       content_field, name), name
         data = path.read_bytes()
         check_text_file(data[:8], name)
         data = data.removeprefix(UTF8_BOM)
@@ -810,29 +819,6 @@ def read_texts_at(
     return read_spans(path, offsets, lengths).texts()
 
 
-def read_spans(
-    path: str | Path, offsets: Sequence[int | None], lengths: Sequence[int | None]
-) -> TextSpans:
-    """The lines at these byte offsets of a file already scanned, as spans of one buffer. A
-    batch of an aligned file is one contiguous range, read at once; the lines of a batch
-    spread over the file are read one by one into the buffer."""
-    offsets, lengths = list(offsets), list(lengths)
-    present = [(o, n) for o, n in zip(offsets, lengths, strict=True) if o is not None]
-    if not present:
-        return TextSpans(b"", 0, offsets, lengths)
-    lo = min(o for o, _ in present)
-    hi = max(o + n for o, n in present)
-    with open(path, "rb") as f:
-        if hi - lo <= 4 * sum(n for _, n in present) + (1 << 20):
-            return TextSpans(os.pread(f.fileno(), hi - lo, lo), lo, offsets, lengths)
-        pieces = [None if o is None else os.pread(f.fileno(), n, o)
-                  for o, n in zip(offsets, lengths, strict=True)]
-    ends = itertools.accumulate(n or 0 for n in lengths)  # in the joined buffer
-    return TextSpans(b"".join(p for p in pieces if p is not None), 0,
-                     [None if o is None else end - n
-                      for o, n, end in zip(offsets, lengths, ends, strict=True)], lengths)
-
-
 def read_records_at(
     path: str | Path, side: Side, lines: Sequence[int | None], offsets: Sequence[int | None],
     lengths: Sequence[int | None], id_field: str, content_field: str | None,
@@ -1066,15 +1052,17 @@ class TablePlan:
     :func:`plan_ndjson` is of NDJSON files.
 
     ``plan`` has ``doc_id`` and per side ``line`` (the 1-based row) and ``row``; ``texts``
-    the UTF-8 text of each row of each side, as the table's own column (Binary: no Python
-    object per row until a batch asks for its rows). ``records`` are the rows that are not
+    the UTF-8 text of each row of each side: the table's own column (Binary: no Python
+    object per row until a batch asks for its rows), or for a table file read with ``spill``
+    the texts written end to end to a file in that folder (:mod:`table_texts`), which
+    :meth:`close` removes. ``records`` are the rows that are not
     JSON as the kernel reads it (``_native.unreadable_texts``: invalid text, NaN, lone
     surrogates, deep nesting) and null cells, read by the Python path when the plan was made:
     their error rows come first, and pairing sees the records :func:`pair_inputs` would.
     ``errors`` and ``n_read`` are those of reading and pairing."""
 
     plan: pl.DataFrame
-    texts: dict[str, pl.Series]
+    texts: dict[str, ColumnTexts | SpilledTexts]
     records: dict[str, dict[int, Record]]
     files: dict[str, str | None]
     errors: list[dict]
@@ -1085,6 +1073,12 @@ class TablePlan:
     meta_columns: dict[str, dict[str, pl.Series]] = field(default_factory=dict)
     #: per side, the member of each cell's record holding its document (None: the cell)
     fields: tuple[str | None, str | None] = (None, None)
+    #: the folder of spilled texts (None: every table was in memory)
+    spill: Path | None = None
+
+    def close(self) -> None:
+        """Remove the spilled texts."""
+        remove_spill(self.spill)
 
     def read_pairs(self, plan: pl.DataFrame, *, strict: bool = False,
                    empty_containers_are_null: bool = False) -> Pairs:
@@ -1094,7 +1088,7 @@ class TablePlan:
         read as Python records and paired by :func:`build_pairs` (its error and warning rows
         in ``Pairs.errors``), pair by pair (:func:`pairs_from_texts`)."""
         sides = ("gt", "aio")
-        texts = {side: self.texts[side].gather(plan[f"{side}_row"]).to_list() for side in sides}
+        texts = {side: self.texts[side].take(plan[f"{side}_row"]) for side in sides}
 
         def in_python(part: pl.DataFrame) -> Pairs:
             doc_ids = part["doc_id"].to_list()
@@ -1131,7 +1125,7 @@ class TablePlan:
             return None
         if row in self.records[side]:
             return self.records[side][row]
-        raw = self.texts[side][row]
+        raw = self.texts[side].one(row)
         parsed, notes = _parse_json(raw)
         # the plan read aside the records without their content member
         content, _ = _content_of(parsed, self._field(side))
@@ -1144,50 +1138,81 @@ class TablePlan:
 def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
                 strict: bool, metadata: Sequence[str] = (),
                 content_field: str | tuple[str | None, str | None] | None = None,
-                ) -> TablePlan | None:
+                spill: Path | None = None) -> TablePlan | None:
     """The :class:`TablePlan` of two table inputs whose JSON columns hold text (with
     ``content_field``, records holding the documents, as :func:`pair_inputs` reads them);
     None for other inputs (a struct column, a file that is not a table, no native kernel), for
     a nested metadata column, and for a content field that is also a metadata name, which
-    :func:`pair_inputs` reads."""
+    :func:`pair_inputs` reads. With ``spill`` (a folder), a table file is read a record batch
+    at a time and its texts written to a new folder in ``spill`` (:mod:`table_texts`): call
+    the plan's ``close`` when done with it."""
     from .flatten import KERNEL
 
-    sources = {"gt": table_source(gt), "aio": table_source(aio)}
+    by_batch = spill is not None
+    sources = {"gt": table_source(gt, by_batch=by_batch),
+               "aio": table_source(aio, by_batch=by_batch)}
     fields = content_fields(content_field)
     if KERNEL != "native" or None in sources.values() or set(fields) & set(metadata):
         return None
     columns = {side: _json_column(table, side, id_field, json_column)
                for side, (table, _) in sources.items()}
-    if any(sources[side][0][columns[side]].dtype != pl.String for side in sources):
+    if any(sources[side][0].schema[columns[side]] != pl.String for side in sources):
         return None
-    meta_columns = {side: {name: table[name] for name in metadata
-                           if name in table.columns and name != columns[side]}
-                    for side, (table, _) in sources.items()}
-    if any(c.dtype.is_nested() or c.dtype == pl.Object
-           for own in meta_columns.values() for c in own.values()):
+    meta_names = {side: [name for name in metadata
+                         if name in table.columns and name != columns[side]]
+                  for side, (table, _) in sources.items()}
+    if any(table.schema[name].is_nested() or table.schema[name] == pl.Object
+           for side, (table, _) in sources.items() for name in meta_names[side]):
         return None
-    # as build_pairs writes them: once, not per batch
-    meta_columns = {side: {name: _as_python_str(c) for name, c in own.items()}
-                    for side, own in meta_columns.items()}
+    folder = spill_folder(spill) if spill is not None and any(
+        isinstance(table, TableFile) for table, _ in sources.values()) else None
+    try:
+        return _plan_tables(sources, columns, meta_names, id_field, fields, strict,
+                            list(metadata), folder)
+    except BaseException:
+        remove_spill(folder)
+        raise
+
+
+def _plan_tables(sources: dict[str, tuple[pl.DataFrame | TableFile, str | None]],
+                 columns: dict[str, str], meta_names: dict[str, list[str]], id_field: str,
+                 fields: tuple[str | None, str | None], strict: bool, metadata: list[str],
+                 folder: Path | None) -> TablePlan:
     errors = ErrorRows(strict)
-    tables, texts, records, files, n_read = {}, {}, {}, {}, {}
+    tables, texts, records, files, n_read, meta_columns = {}, {}, {}, {}, {}, {}
     for side, (table, files[side]) in sources.items():
-        column, has_id = table[columns[side]], id_field in table.columns
-        ids = table[id_field].cast(pl.String) if has_id else pl.repeat(
+        has_id = id_field in table.columns
+        labels = [*([id_field] if has_id else []), *meta_names[side]]
+        own = table.select(labels) if isinstance(table, pl.DataFrame) else table.read(labels)
+        # as build_pairs writes them: once, not per batch
+        meta_columns[side] = {name: _as_python_str(own[name]) for name in meta_names[side]}
+        ids = own[id_field].cast(pl.String) if has_id else pl.repeat(
             None, table.height, dtype=pl.String, eager=True)
-        texts[side] = column.cast(pl.Binary)  # the UTF-8 bytes
-        # null cells and text that is not JSON, in row order: read as pair_inputs reads them
         member = fields[0 if side == "gt" else 1]
-        aside = sorted({*column.is_null().arg_true().to_list(),
-                        *_unreadable_rows(texts[side], member)})
         records[side], dropped = {}, []
-        for row in aside:
-            rec = _record_from_text(column[row], row + 1, ids[row], has_id, side,
-                                    columns[side], errors, member)
-            if rec is None:
-                dropped.append(row)
-            else:
-                records[side][row] = rec
+
+        def read_aside(start: int, cells: pl.Series, side: Side = side,
+                       member: str | None = member, dropped: list[int] = dropped,
+                       ids: pl.Series = ids, has_id: bool = has_id) -> None:
+            """Null cells and text that is not JSON, in row order: read as pair_inputs
+            reads them."""
+            aside = sorted({*cells.is_null().arg_true().to_list(),
+                            *_unreadable_rows(cells.cast(pl.Binary), member)})
+            for i in aside:
+                row = start + i
+                rec = _record_from_text(cells[i], row + 1, ids[row], has_id, side,
+                                        columns[side], errors, member, files[side])
+                if rec is None:
+                    dropped.append(row)
+                else:
+                    records[side][row] = rec
+
+        if isinstance(table, pl.DataFrame):
+            texts[side] = ColumnTexts(table[columns[side]])
+            read_aside(0, table[columns[side]])
+        else:
+            assert folder is not None
+            texts[side] = spill_file(table, columns[side], folder, read_aside)
         tables[side] = pl.DataFrame({
             "line": pl.int_range(1, table.height + 1, dtype=pl.Int64, eager=True),
             "doc_id": ids,
@@ -1196,8 +1221,8 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
         }).filter(~pl.col("row").is_in(pl.Series(dropped, dtype=pl.Int64).implode()))
         n_read[side] = table.height  # each row is a record or an error row
     plan = pair_records(tables["gt"], tables["aio"], id_field, files, errors)
-    return TablePlan(plan, texts, records, files, errors.rows, n_read, list(metadata),
-                     meta_columns, fields)
+    return TablePlan(plan, texts, records, files, errors.rows, n_read, metadata,
+                     meta_columns, fields, folder)
 
 
 def _unreadable_rows(texts: pl.Series, content_field: str | None,

@@ -222,8 +222,11 @@ def score_tables(
 ) -> ResultTables:
     """Score two tables whose JSON column holds text (Parquet, Arrow, Polars, DuckDB results)
     into the results directory ``out``, a batch at a time: each batch's per-document tables are
-    written as parts once it is scored, so this process holds the inputs and one batch, where
-    :func:`evaluate` and :meth:`Result.write` hold every result table at once. The inputs and
+    written as parts once it is scored, so this process holds one batch, where
+    :func:`evaluate` and :meth:`Result.write` hold every result table at once. A Parquet or
+    Arrow file is read a record batch at a time, its texts spilled beside ``out`` (a hidden
+    folder, removed when the run ends): the run holds its ids and metadata, not its texts
+    (:mod:`table_texts`); a table in memory is read where it is. The inputs and
     options mean what they mean for :func:`evaluate`; inputs the text path does not read (a
     struct column, a JSON array, documents ANLS* needs whole) are scored by :func:`evaluate`
     and written whole."""
@@ -234,7 +237,7 @@ def score_tables(
     gt, aio = read_once(gt), read_once(aio)
     plan = None if needs_documents(cfg, safety) else plan_tables(
         gt, aio, id_field=id_field, json_column=json_column, strict=strict, metadata=metadata,
-        content_field=content_field)
+        content_field=content_field, spill=Path(out).absolute().parent)
     if plan is None:
         result = evaluate(gt, aio, config=cfg, id_field=id_field, content_field=content_field,
                           json_column=json_column, safety=safety,
@@ -246,7 +249,7 @@ def score_tables(
         return read_results(result.write(out, partition_by=partition_by, by=by))
     started_at = now()
     clock = Clock(progress)
-    with RunWriter(out, partition_by=partition_by) as writer:
+    with contextlib.closing(plan), RunWriter(out, partition_by=partition_by) as writer:
         clock.start("score")
         read_errors = pl.DataFrame(plan.errors, schema=ERRORS)
         states = [run_state(errors=read_errors, n_read=plan.n_read)]

@@ -307,7 +307,7 @@ def test_text_path_leaves_out_the_id_and_declines_what_python_decides():
 
 
 def test_spans_of_a_file_read_as_the_texts_they_hold(tmp_path):
-    # the files driver's reading: a batch's lines as spans of one buffer (ingest.read_spans),
+    # the files driver's reading: a batch's lines as spans of one buffer (flatten.read_spans),
     # contiguous or spread over the file, in any order, with missing lines and a BOM
     from jsoneval_polars.ingest import read_spans
 

@@ -335,3 +335,45 @@ def test_table_inputs_are_scored_a_batch_at_a_time(tmp_path, monkeypatch):
     structs = pl.DataFrame({"doc_id": [r[0] for r in rows], "json": [r[1] for r in rows]})
     got = score_tables(structs, structs, tmp_path / "structs")
     assert got.summary["pass_rate"] == 1.0 and got.summary["n_documents"] == 60
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "arrow"])
+def test_table_files_are_read_a_record_batch_at_a_time(tmp_path, monkeypatch, suffix):
+    """A Parquet or Arrow file's texts are spilled beside the results a record batch at a
+    time (table_texts, here 7 rows a batch) and read back by offset: the run equals evaluate()
+    of the same files (which reads them whole) with null cells, text that is not JSON, NaN,
+    a row without an id, metadata and a one-sided document spread over the batches; the spill
+    is gone when the run ends, also when a strict run stops at its first bad row."""
+    from jsoneval_polars import table_texts
+    from jsoneval_polars.stream import score_tables
+
+    monkeypatch.setattr(table_texts, "CHUNK_ROWS", 7)
+    n = 40
+    texts = [json.dumps({"name": f"Item {i}", "total": i, "tags": ["a", f"t{i % 3}"]})
+             for i in range(n)]
+    ids: list[str | None] = [f"d{i}" for i in range(n)]
+    gt_texts, aio_texts = list(texts), [t.replace("Item", "item") for t in texts]
+    gt_texts[6], aio_texts[7], aio_texts[13] = None, "{not json", '{"total": NaN}'
+    aio_texts[20] = "\u00e9t\u00e9 " + aio_texts[20]  # text before the object
+    ids[30] = None
+    for side, cells, rows in (("gt", gt_texts, range(n)), ("aio", aio_texts, range(n - 1))):
+        frame = pl.DataFrame({"doc_id": [ids[i] for i in rows],
+                              "json": [cells[i] for i in rows],
+                              "model": [f"m{i % 2}" for i in rows]},
+                             schema={"doc_id": pl.String, "json": pl.String,
+                                     "model": pl.String})
+        path = tmp_path / f"{side}.{suffix}"
+        if suffix == "parquet":
+            frame.write_parquet(path, row_group_size=11)
+        else:
+            frame.write_ipc(path)
+    gt, aio = tmp_path / f"gt.{suffix}", tmp_path / f"aio.{suffix}"
+    options = {"json_column": "json", "metadata": ["model"]}
+    got = score_tables(gt, aio, tmp_path / "out" / "got", batch_size=9, **options)
+    want = read_results(evaluate(gt, aio, **options).write(tmp_path / "want"))
+    assert_same_run(Run.of(got), Run.of(want))
+    assert got.errors.equals(want.errors) and got.errors.height >= 4
+    assert not list(tmp_path.rglob(".jsoneval-tables-*"))
+    with pytest.raises(InputError, match=r"gt\.\w+, line 7 \(doc_id 'd6'\): column 'json' is null"):
+        score_tables(gt, aio, tmp_path / "out" / "strict", strict=True, **options)
+    assert not list(tmp_path.rglob(".jsoneval-tables-*"))

@@ -104,7 +104,13 @@ def test_a_failed_write_leaves_no_partition(labelled, tmp_path, monkeypatch):
     monkeypatch.setattr(pl.DataFrame, "write_parquet", failing)
     with pytest.raises(OSError, match="disk full"):
         r.write(out, partition_by="run_id")
-    assert list(out.iterdir()) == []  # nothing half-written, no staging left behind
+    # nothing half-written, no staging and no empty folder of its own left behind
+    assert not out.exists()
+    out.mkdir()
+    calls["n"] = 0
+    with pytest.raises(OSError, match="disk full"):
+        r.write(out, partition_by="run_id")
+    assert list(out.iterdir()) == []  # a folder that was there stays
 
 
 def test_partition_by_needs_a_metadata_column(tmp_path):

@@ -23,7 +23,8 @@ import polars as pl
 from .extract import Extraction, loads_noting, orjson_may_round
 from .flatten import Flattened, TextSpans, flatten_texts, read_spans
 from .schemas import ERRORS
-from .table_texts import ColumnTexts, SpilledTexts, TableFile, spill_file, spill_folder
+from . import table_texts
+from .table_texts import ColumnTexts, SpilledTexts, TableFile, spill_folder
 from .table_texts import remove as remove_spill
 
 Side = Literal["gt", "aio"]
@@ -1143,9 +1144,10 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
     ``content_field``, records holding the documents, as :func:`pair_inputs` reads them);
     None for other inputs (a struct column, a file that is not a table, no native kernel), for
     a nested metadata column, and for a content field that is also a metadata name, which
-    :func:`pair_inputs` reads. With ``spill`` (a folder), a table file is read a record batch
-    at a time and its texts written to a new folder in ``spill`` (:mod:`table_texts`): call
-    the plan's ``close`` when done with it."""
+    :func:`pair_inputs` reads. With ``spill`` (a folder), table files larger than
+    :data:`table_texts.SPILL_ABOVE` in all are read a record batch at a time and their texts
+    written to a new folder in ``spill`` (:mod:`table_texts`): call the plan's ``close`` when
+    done with it."""
     from .flatten import KERNEL
 
     by_batch = spill is not None
@@ -1164,7 +1166,11 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
     if any(table.schema[name].is_nested() or table.schema[name] == pl.Object
            for side, (table, _) in sources.items() for name in meta_names[side]):
         return None
-    folder = spill_folder(spill) if spill is not None and any(
+    on_disk = [table for table, _ in sources.values() if isinstance(table, TableFile)]
+    if sum(table.size for table in on_disk) <= table_texts.SPILL_ABOVE:
+        sources = {side: (table.read_all() if isinstance(table, TableFile) else table, name)
+                   for side, (table, name) in sources.items()}
+    folder = spill_folder(spill) if any(
         isinstance(table, TableFile) for table, _ in sources.values()) else None
     try:
         return _plan_tables(sources, columns, meta_names, id_field, fields, strict,
@@ -1212,7 +1218,7 @@ def _plan_tables(sources: dict[str, tuple[pl.DataFrame | TableFile, str | None]]
             read_aside(0, table[columns[side]])
         else:
             assert folder is not None
-            texts[side] = spill_file(table, columns[side], folder, read_aside)
+            texts[side] = table_texts.spill_file(table, columns[side], folder, read_aside)
         tables[side] = pl.DataFrame({
             "line": pl.int_range(1, table.height + 1, dtype=pl.Int64, eager=True),
             "doc_id": ids,

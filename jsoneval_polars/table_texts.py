@@ -1,10 +1,11 @@
 """The JSON-text column of a table input, as a batch reads it (:class:`ingest.TablePlan`).
 
-A table in memory (a Polars frame, an Arrow producer) keeps its own column (:class:`ColumnTexts`).
-A Parquet or Arrow IPC file read by ``jsoneval score`` is read a record batch at a time and its
-texts written end to end to a spill file beside the results (:func:`spill_file`), so that the run
-holds the ids, the metadata and two integers per row, not the texts: 1M pairs of ~1 KB documents
-held 2.7 GB of text before (DECISIONS 97). A batch reads its rows back by offset, as the NDJSON
+A table in memory (a Polars frame, an Arrow producer) keeps its own column (:class:`ColumnTexts`),
+as do table files of at most :data:`SPILL_ABOVE` bytes. Larger Parquet or Arrow IPC files read
+by ``jsoneval score`` are read a record batch at a time and their texts written end to end to a
+spill file beside the results (:func:`spill_file`), so that the run holds the ids, the metadata
+and two integers per row, not the texts: 1M pairs of ~1 KB documents held 2.7 GB of text before
+(DECISIONS 97). A batch reads its rows back by offset, as the NDJSON
 driver reads its lines (:func:`flatten.read_spans`).
 """
 
@@ -24,6 +25,10 @@ from .flatten import TextSpans, read_spans
 
 #: Rows per record batch read from a table file (≈ 64 MB of ~1 KB documents).
 CHUNK_ROWS = 1 << 16
+#: Table files of at most this many bytes in all (uncompressed) are read whole, as a table in
+#: memory is: spilling writes and reads the texts once more (≈ 0.5 s for the 220 MB of 100k
+#: pairs here), which bounds the memory only where it matters.
+SPILL_ABOVE = 256 << 20
 
 
 class ColumnTexts:
@@ -80,6 +85,18 @@ class TableFile:
     def columns(self) -> list[str]:
         return list(self.schema)
 
+    @property
+    def size(self) -> int:
+        """Bytes of the table uncompressed: Parquet's own figure, an IPC file's size."""
+        if self._parquet is None:
+            return self.path.stat().st_size
+        meta = self._parquet.metadata
+        return sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+
+    def read_all(self) -> pl.DataFrame:
+        read = pl.read_parquet if self._parquet is not None else pl.read_ipc
+        return read(self.path)
+
     def read(self, columns: list[str]) -> pl.DataFrame:
         """These columns of every row (the ids and metadata: small beside the texts)."""
         if not columns:
@@ -110,7 +127,7 @@ def spill_file(table: TableFile, column: str, folder: Path,
     fd, name = tempfile.mkstemp(prefix="texts-", dir=folder)
     offsets, lengths = [], []
     written, row = 0, 0
-    with os.fdopen(fd, "wb") as out:
+    with os.fdopen(fd, "wb", buffering=0) as out:  # one write per batch, no copy
         for chunk in table.column_chunks(column):
             each_chunk(row, pl.from_arrow(chunk))  # type: ignore[arg-type]
             cells = chunk.cast(pa.large_string())

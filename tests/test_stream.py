@@ -348,6 +348,10 @@ def test_table_files_are_read_a_record_batch_at_a_time(tmp_path, monkeypatch, su
     from jsoneval_polars.stream import score_tables
 
     monkeypatch.setattr(table_texts, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(table_texts, "SPILL_ABOVE", 0)  # these files are spilled
+    spilled = []
+    monkeypatch.setattr(table_texts, "spill_file", lambda *a, _f=table_texts.spill_file:
+                        spilled.append(a[1]) or _f(*a))
     n = 40
     texts = [json.dumps({"name": f"Item {i}", "total": i, "tags": ["a", f"t{i % 3}"]})
              for i in range(n)]
@@ -373,6 +377,7 @@ def test_table_files_are_read_a_record_batch_at_a_time(tmp_path, monkeypatch, su
     want = read_results(evaluate(gt, aio, **options).write(tmp_path / "want"))
     assert_same_run(Run.of(got), Run.of(want))
     assert got.errors.equals(want.errors) and got.errors.height >= 4
+    assert spilled == ["json", "json"]
     assert not list(tmp_path.rglob(".jsoneval-tables-*"))
     with pytest.raises(InputError, match=r"gt\.\w+, line 7 \(doc_id 'd6'\): column 'json' is null"):
         score_tables(gt, aio, tmp_path / "out" / "strict", strict=True, **options)

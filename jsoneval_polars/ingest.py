@@ -22,8 +22,8 @@ import polars as pl
 
 from .extract import Extraction, loads_noting, orjson_may_round
 from .flatten import Flattened, TextSpans, flatten_texts, read_spans
-from .schemas import ERRORS
 from . import table_texts
+from .schemas import ERRORS
 from .table_texts import ColumnTexts, SpilledTexts, TableFile, spill_folder
 from .table_texts import remove as remove_spill
 
@@ -1197,11 +1197,9 @@ def _plan_tables(sources: dict[str, tuple[pl.DataFrame | TableFile, str | None]]
         member = fields[0 if side == "gt" else 1]
         records[side], dropped = {}, []
 
-        def read_aside(start: int, cells: pl.Series, side: Side = side,
-                       member: str | None = member, dropped: list[int] = dropped,
-                       ids: pl.Series = ids, has_id: bool = has_id) -> None:
+        def read_aside(start: int, cells: pl.Series) -> None:
             """Null cells and text that is not JSON, in row order: read as pair_inputs
-            reads them."""
+            reads them (called within this side's iteration, cells from row ``start``)."""
             aside = sorted({*cells.is_null().arg_true().to_list(),
                             *_unreadable_rows(cells.cast(pl.Binary), member)})
             for i in aside:

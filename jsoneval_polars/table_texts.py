@@ -76,7 +76,8 @@ class TableFile:
             self.height = self._parquet.metadata.num_rows
         else:
             self._parquet = None
-            with pa.ipc.open_file(pa.OSFile(str(path))) as reader:
+            # mapped, so that counting the rows reads the batches' headers only
+            with pa.memory_map(str(path)) as source, pa.ipc.open_file(source) as reader:
                 self.schema = pl.from_arrow(reader.schema.empty_table()).schema
                 self.height = sum(reader.get_batch(i).num_rows
                                   for i in range(reader.num_record_batches))

@@ -46,7 +46,7 @@ from .flatten import Flattened, _native, member_segment
 from .schemas import ALIGNMENTS
 from .scorers import TEXT_CAP
 from .similarity import capped_text, levenshtein_similarity
-from .readers import value_keys
+from .readers import member_keys
 
 _SCALAR_KINDS = ["null", "bool", "int", "float", "string"]
 _KEY = ["doc", "la", "pcanon"]  # list instance; la = list attribute id
@@ -230,7 +230,7 @@ def _pair_similarity(
         )
     )
     # under auto a GT date string compares as a date (DECISIONS.md 51), other strings by
-    # Levenshtein; exact comparisons are by value (keys: readers.value_keys) unless prefixed
+    # Levenshtein; exact comparisons are by value (keys: readers.member_keys) unless prefixed
     fuzzy = pl.col("fuzzy_cfg") | (
         pl.col("auto") & (pl.col("gt_kind") == "string") & pl.col("gt_key").is_null()
     )
@@ -690,23 +690,7 @@ def _members(gt: Flattened, aio: Flattened, config: Config, la_names: pl.Series)
         s.select("item", f.alias("field"), "kind", "text", "is_null")
         for s, f in zip(sides, (g_field, a_field), strict=True)
     )
-    # value keys (readers.value_keys), computed only where they can decide a comparison that
-    # canonical text does not: GT date strings and AIO dates in those fields; AIO numeric
-    # strings in fields where the GT has numbers, and then those GT numbers
-    field, kind = pl.col("field"), pl.col("kind")
-
-    def fields_where(frame: pl.DataFrame, rows: pl.Expr) -> pl.Expr:
-        return field.is_in(frame.filter(rows)["field"].unique().implode())
-
-    g_date = value_keys(gt_members, pl.lit(True), "date", config.date_order)
-    a_number = value_keys(aio_members, (kind == "string")
-                          & fields_where(gt_members, kind.is_in(["int", "float"])), "number")
-    a_date = value_keys(aio_members, fields_where(
-        gt_members.with_columns(g_date), pl.col("key").is_not_null()), "date", config.date_order)
-    g_number = value_keys(gt_members, fields_where(
-        aio_members.with_columns(a_number), pl.col("key").is_not_null()), "number")
-    gt_members = gt_members.with_columns(g_date.fill_null(g_number))
-    aio_members = aio_members.with_columns(a_date.fill_null(a_number))
+    gt_members, aio_members = member_keys(gt_members, aio_members, config.date_order)
     return gt_members, aio_members, _ids(names, configured.to_list()), names
 
 

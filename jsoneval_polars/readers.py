@@ -86,3 +86,40 @@ def value_keys(
     part = members[at]
     values = dates_of(part["text"], date_order) if parse == "date" else numbers_of(part)
     return out.scatter(at, values.alias("value").to_frame().select(key).to_series())
+
+
+def member_keys(gt_members: pl.DataFrame, aio_members: pl.DataFrame,
+                date_order: str = "DMY") -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Both sides' list members (field, kind, text, ...) with ``key``: the value keys
+    (:func:`value_keys`) computed only where they can decide a comparison that canonical text
+    does not: GT date strings and AIO dates in those fields; AIO numeric strings in fields
+    where the GT has numbers, and then those GT numbers. In one native pass when the extension
+    is built (src/member_keys.rs, which spells keys its own way: only their equalities count,
+    and its test holds them to this path's), else by :func:`value_keys`."""
+    native = _member_keys(date_order)
+    if native is not None:
+        g, a = native.keys(*(m.select("field", "kind", "text") for m in (gt_members, aio_members)))
+        return (gt_members.with_columns(pl.DataFrame(g).to_series()),
+                aio_members.with_columns(pl.DataFrame(a).to_series()))
+    field, kind = pl.col("field"), pl.col("kind")
+
+    def fields_where(frame: pl.DataFrame, rows: pl.Expr) -> pl.Expr:
+        return field.is_in(frame.filter(rows)["field"].unique().implode())
+
+    g_date = value_keys(gt_members, pl.lit(True), "date", date_order)
+    a_number = value_keys(aio_members, (kind == "string")
+                          & fields_where(gt_members, kind.is_in(["int", "float"])), "number")
+    a_date = value_keys(aio_members, fields_where(
+        gt_members.with_columns(g_date), pl.col("key").is_not_null()), "date", date_order)
+    g_number = value_keys(gt_members, fields_where(
+        aio_members.with_columns(a_number), pl.col("key").is_not_null()), "number")
+    return (gt_members.with_columns(g_date.fill_null(g_number)),
+            aio_members.with_columns(a_date.fill_null(a_number)))
+
+
+@functools.cache
+def _member_keys(date_order: str):
+    """The native member keys of one date order whenever the extension is built."""
+    if _native is None:
+        return None
+    return _native.MemberKeys(_ISO_DATE, list(date_formats(date_order)), NUMBER_TEXT)

@@ -21,6 +21,7 @@ pub mod dictionary;
 pub mod doc_order;
 pub mod flatten;
 pub mod matching;
+pub mod member_keys;
 pub mod node;
 pub mod number;
 pub mod ordering;

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use arrow_array::builder::StringViewBuilder;
 use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::{
     ArrayRef, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
@@ -621,6 +622,71 @@ impl FieldScorer {
     }
 }
 
+/// readers.member_keys' value keys of list members (src/member_keys.rs), with the date formats
+/// of one date order and the number grammar compiled once.
+#[pyclass(frozen, module = "jsoneval_polars._native")]
+struct MemberKeys {
+    dates: crate::dates::DateFormats,
+    grammar: regex::Regex,
+}
+
+#[pymethods]
+impl MemberKeys {
+    #[new]
+    fn new(iso: &str, formats: Vec<String>, grammar: &str) -> PyResult<Self> {
+        Ok(MemberKeys {
+            dates: crate::dates::DateFormats::new(iso, &formats).map_err(value_error)?,
+            grammar: regex::Regex::new(grammar).map_err(value_error)?,
+        })
+    }
+
+    /// The `key` column of each side's members (frames with field, kind and text).
+    fn keys(
+        &self,
+        py: Python<'_>,
+        gt: &Bound<'_, PyAny>,
+        aio: &Bound<'_, PyAny>,
+    ) -> PyResult<(ArrowTable, ArrowTable)> {
+        let (g, a) = (record_batches(gt)?, record_batches(aio)?);
+        let (g_field, a_field) = (u32s(&g, "field")?, u32s(&a, "field")?);
+        let (g_kind, a_kind) = (strs(&g, "kind")?, strs(&a, "kind")?);
+        let (g_text, a_text) = (strs(&g, "text")?, strs(&a, "text")?);
+        let (gt_keys, aio_keys) = py.detach(|| {
+            crate::member_keys::keys(
+                &crate::member_keys::MemberRows {
+                    field: &g_field,
+                    kind: &g_kind,
+                    text: &g_text,
+                },
+                &crate::member_keys::MemberRows {
+                    field: &a_field,
+                    kind: &a_kind,
+                    text: &a_text,
+                },
+                &self.dates,
+                &self.grammar,
+            )
+        });
+        let table = |keys: Vec<Option<crate::member_keys::Key>>| {
+            let mut column = StringViewBuilder::with_capacity(keys.len());
+            let mut text = String::new();
+            for key in keys {
+                match key {
+                    Some(key) => {
+                        key.write(&mut text);
+                        column.append_value(&text);
+                    }
+                    None => column.append_null(),
+                }
+            }
+            ArrowTable {
+                batch: batch(vec![("key", Arc::new(column.finish()))]),
+            }
+        };
+        Ok((table(gt_keys), table(aio_keys)))
+    }
+}
+
 /// similarity.py's strategy detection (src/scoring.rs `detect`), compiled once per date order
 /// and default text strategy.
 #[pyclass(frozen, module = "jsoneval_polars._native")]
@@ -1055,6 +1121,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<DateReader>()?;
     m.add_class::<FieldScorer>()?;
     m.add_class::<StrategyDetector>()?;
+    m.add_class::<MemberKeys>()?;
     m.add_function(wrap_pyfunction!(flatten_json, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_spans, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_objects, m)?)?;

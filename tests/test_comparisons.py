@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import itertools
 import random
 
 import polars as pl
@@ -273,3 +274,47 @@ def test_dates_without_the_extension_are_the_expression(monkeypatch):
     finally:
         readers._date_reader.cache_clear()
     assert got == pl.select(date_of(pl.lit(series), "MDY")).to_series().to_list()
+
+
+#: Member texts for the value keys: dates written several ways (some the same day), numbers
+#: and numeric strings of equal and different values (zero both signs, beyond 2**53), text.
+_MEMBER_TEXTS = ["2025-01-02", "02/01/2025", "01/02/2025", "2 jan 2025", "2025-01-03",
+                 "31/02/2025", "12", "12.0", "$12", "12.5", "1,200", "1200", "-0", "0", "0.0",
+                 "1e16", "9007199254740993", "nan", "inf", "x12", "bolts", "", None]
+
+
+def _member_frame(rows: list[tuple]) -> pl.DataFrame:
+    return pl.DataFrame(rows, schema={"field": pl.UInt32, "kind": pl.String, "text": pl.String},
+                        orient="row")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(_KINDS),
+                          st.sampled_from(_MEMBER_TEXTS)), max_size=25),
+       st.lists(st.tuples(st.integers(0, 3), st.sampled_from(_KINDS),
+                          st.sampled_from(_MEMBER_TEXTS)), max_size=25),
+       st.sampled_from(["DMY", "MDY", "YMD"]))
+def test_native_member_keys_make_the_expressions_equalities(gt, aio, order):
+    """readers.member_keys natively (src/member_keys.rs, keys spelt its own way) keys the same
+    members as its Polars path (readers.value_keys) and makes the same pairs of GT and AIO
+    members equal, within a field and across fields."""
+    g, a = _member_frame(gt), _member_frame(aio)
+    native = readers.member_keys(g, a, order)
+    saved = readers._native
+    readers._native = None
+    readers._member_keys.cache_clear()
+    readers._date_reader.cache_clear()
+    readers._number_reader.cache_clear()
+    try:
+        reference = readers.member_keys(g, a, order)
+    finally:
+        readers._native = saved
+        for cached in (readers._member_keys, readers._date_reader, readers._number_reader):
+            cached.cache_clear()
+    got = [side["key"].to_list() for side in native]
+    want = [side["key"].to_list() for side in reference]
+    for side in (0, 1):
+        assert [k is None for k in got[side]] == [k is None for k in want[side]]
+    for i, j in itertools.product(range(len(gt)), range(len(aio))):
+        same = got[0][i] is not None and got[0][i] == got[1][j]
+        assert same == (want[0][i] is not None and want[0][i] == want[1][j]), (gt[i], aio[j])

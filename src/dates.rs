@@ -36,11 +36,7 @@ impl DateFormats {
     /// `values.date_of`: days since 1970-01-01 of the date `text` names, or None.
     pub fn day(&self, text: &str) -> Option<i32> {
         let s = text.trim(); // str.strip_chars(): Unicode White_Space
-        if !s
-            .as_bytes()
-            .windows(4)
-            .any(|w| w.iter().all(u8::is_ascii_digit))
-        {
+        if !has_year(s) {
             return None;
         }
         // the expression coalesces the formats' groups; every group of a format is required,
@@ -68,6 +64,13 @@ impl DateFormats {
     pub fn days(&self, texts: &[Option<&str>]) -> Vec<Option<i32>> {
         texts.iter().map(|t| t.and_then(|t| self.day(t))).collect()
     }
+}
+
+/// Four ASCII digits in a row: the year every recognized date format has.
+pub fn has_year(text: &str) -> bool {
+    text.as_bytes()
+        .windows(4)
+        .any(|w| w.iter().all(u8::is_ascii_digit))
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date of years 1 to 9999 (what Polars'

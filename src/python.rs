@@ -705,11 +705,8 @@ impl StrategyDetector {
             detector: crate::scoring::Detector {
                 exact,
                 default,
-                patterns: [
-                    iso.map_err(value_error)?,
-                    others.map_err(value_error)?,
-                    email.map_err(value_error)?,
-                ],
+                dates: [iso.map_err(value_error)?, others.map_err(value_error)?],
+                email: email.map_err(value_error)?,
             },
         })
     }

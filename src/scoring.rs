@@ -125,8 +125,11 @@ fn score_row(r: &Rows, s: &Settings, i: usize) -> (Option<f64>, Option<bool>) {
 pub struct Detector {
     pub exact: u8,
     pub default: u8,
-    /// `values._ISO_DATE`, the other date formats as one alternation, `values._EMAIL`
-    pub patterns: [Regex; 3],
+    /// `values._ISO_DATE` and the other date formats as one alternation: each needs a year of
+    /// four ASCII digits, so a text without four in a row is tested against neither
+    pub dates: [Regex; 2],
+    /// `values._EMAIL`, which needs an `@`
+    pub email: Regex,
 }
 
 /// The columns detection reads, one entry per row.
@@ -156,7 +159,9 @@ pub fn detect(v: &Values, d: &Detector) -> Vec<u8> {
                 (Some("bool" | "int" | "float" | "array" | "object"), _) => d.exact,
                 (Some("string"), Some(text)) => {
                     let text = text.trim(); // Polars' strip_chars: Unicode White_Space
-                    if d.patterns.iter().any(|p| p.is_match(text)) {
+                    let date =
+                        crate::dates::has_year(text) && d.dates.iter().any(|p| p.is_match(text));
+                    if date || (text.contains('@') && d.email.is_match(text)) {
                         d.exact
                     } else {
                         d.default

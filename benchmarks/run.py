@@ -9,7 +9,7 @@ memory (``evaluate`` + ``Result.write``, one process). Beside them, in the same 
 same data: the two yardsticks (the lean per-document loop of issue 11, lean_loop.py, and the
 fuller baseline.py) and two floors (parse-only: every line of both files parsed, nothing else;
 write-only: the engine's result tables written as Parquet, nothing else). The streaming engine
-and the lean loop also run without a config (SPEC §11's defaults: every text SEMANTIC, lists
+and the two yardsticks also run without a config (SPEC §11's defaults: every text SEMANTIC, lists
 matched on all their fields), as ``jsoneval score`` runs without ``--config``; leave that pair
 out with ``--no-default-config``. The report quotes
 medians and the ratio of each engine run to the yardstick run next to it (the machine is shared
@@ -194,6 +194,9 @@ def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int,
             runs["stream_no_config"].append(
                 _run(_STREAM, gt, aio, str(NO_CONFIG), out + "-no-config"))
             runs["lean_no_config"].append(_run(_LEAN, gt, aio, str(NO_CONFIG), str(HERE)))
+            if i < baseline_repeats:
+                runs["baseline_no_config"].append(
+                    _run(_BASELINE, gt, aio, str(NO_CONFIG), str(HERE)))
         if in_memory:
             runs["memory"].append(_run(_ENGINE, gt, aio, str(CONFIG), out))
         if i < baseline_repeats:
@@ -204,13 +207,18 @@ def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int,
     row = {"n": n, "engines": {}, "yardsticks": {}, "floors": {}}
     if runs["stream_no_config"]:
         eng, lean = runs["stream_no_config"], runs["lean_no_config"]
+        base = runs["baseline_no_config"]
         row["no_config"] = {
             "s": statistics.median(e["seconds"] for e in eng),
             "lean_s": statistics.median(e["seconds"] for e in lean),
             "ratios": [lean[i]["seconds"] / e["seconds"] for i, e in enumerate(eng)],
+            "base_s": statistics.median(b["seconds"] for b in base),
+            "base_ratios": [base[min(i, len(base) - 1)]["seconds"] / e["seconds"]
+                            for i, e in enumerate(eng)],
             "rss": max(e["rss_mb"] for e in eng), "lean_rss": max(e["rss_mb"] for e in lean),
             "runs": len(eng),
-            "same_micro_f1": abs(eng[0]["micro_f1"] - lean[0]["micro_f1"]) < 1e-9,
+            "same_micro_f1": all(abs(eng[0]["micro_f1"] - y[0]["micro_f1"]) < 1e-9
+                                 for y in (lean, base)),
             "micro_f1": eng[0]["micro_f1"],
         }
     for name in YARDSTICKS:
@@ -273,7 +281,7 @@ YARDSTICKS = {
     "baseline": "benchmarks/baseline.py, the fuller hand-written baseline (1 process)",
 }
 #: the streaming engine and the lean loop without a config (``measure(default_config=True)``)
-NO_CONFIG_RUNS = ("stream_no_config", "lean_no_config")
+NO_CONFIG_RUNS = ("stream_no_config", "lean_no_config", "baseline_no_config")
 FLOORS = {
     "parse_only": "read both files and parse every line with the engine's parser (the native "
                   "kernel, 2 threads), nothing else",
@@ -321,17 +329,20 @@ def report(rows: list[dict], peers: list[dict], repeats: int) -> str:
         lines += ["", "Without a config (`jsoneval score` with no `--config`: SPEC §11's "
                   "defaults, every text SEMANTIC by the lexical token-set scorer, the line "
                   "items matched on all their fields), the streaming engine beside the lean "
-                  "loop given the same empty config:", "",
-                  ("| documents | runs | engine docs/s | lean loop docs/s | engine ÷ lean "
-                   "(median; per run) | engine / lean peak RSS | micro-F1 | same micro-F1 |"),
-                  "|---:|---:|---:|---:|---|---:|---:|---|"]
+                  "loop and the baseline given the same empty config:", "",
+                  ("| documents | runs | engine docs/s | lean loop docs/s | baseline docs/s | "
+                   "engine ÷ lean (median; per run) | engine ÷ baseline (median; per run) | "
+                   "engine / lean peak RSS | micro-F1 | same micro-F1 |"),
+                  "|---:|---:|---:|---:|---:|---|---|---:|---:|---|"]
         for r in measured:
             c = r["no_config"]
+            ratios = [(statistics.median(rs), ", ".join(f"{x:.2f}" for x in rs))
+                      for rs in (c["ratios"], c["base_ratios"])]
             lines.append(
                 f"| {r['n']:,} | {c['runs']} | {r['n'] / c['s']:,.0f} | "
-                f"{r['n'] / c['lean_s']:,.0f} | {statistics.median(c['ratios']):.2f}× ("
-                + ", ".join(f"{x:.2f}" for x in c["ratios"]) + f") | {c['rss']:,.0f} / "
-                f"{c['lean_rss']:,.0f} MB | {c['micro_f1']:.6f} | "
+                f"{r['n'] / c['lean_s']:,.0f} | {r['n'] / c['base_s']:,.0f} | "
+                + " | ".join(f"{m:.2f}× ({each})" for m, each in ratios)
+                + f" | {c['rss']:,.0f} / {c['lean_rss']:,.0f} MB | {c['micro_f1']:.6f} | "
                 f"{'yes' if c['same_micro_f1'] else 'NO'} |")
     lines += ["", "Engines: " + "; ".join(f"**{k}** = {v}" for k, v in ENGINE_NAMES.items())
               + ". Yardsticks: " + "; ".join(f"**{k}** = {v}" for k, v in YARDSTICKS.items())

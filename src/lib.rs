@@ -5,8 +5,9 @@
 //! The crate compiles and tests without Python: [`node`] parses JSON text (serde_json) into a
 //! small document tree, [`canonical`] writes the canonical text of SPEC §1, [`flatten`] walks
 //! the trees in parallel (rayon) into column buffers, [`scan`] reads the ids of NDJSON lines,
-//! [`number`] reads numeric strings for NUMERIC, [`scoring`] scores the fields, [`matching`]
-//! matches the items of lists.
+//! [`number`] reads numeric strings for NUMERIC, [`scoring`] detects the fields' strategies
+//! and scores them ([`token_set`]: the default SEMANTIC scorer), [`member_keys`] keys list
+//! members by value, [`matching`] matches the items of lists.
 //! The `python` feature adds the PyO3 module `jsoneval_polars._native` (`src/python.rs`).
 //!
 //! The kernel vouches only for what it handles exactly; anything else (invalid text, repeated

@@ -48,19 +48,17 @@ class SpilledTexts:
     """The texts of a table file, end to end in ``path``: row ``i`` is ``lengths[i]`` bytes at
     ``offsets[i]`` (a null cell: 0 bytes)."""
 
-    def __init__(self, path: Path, offsets: np.ndarray, lengths: np.ndarray) -> None:
+    def __init__(self, path: Path, offsets: pl.Series, lengths: pl.Series) -> None:
         self.path, self.offsets, self.lengths = path, offsets, lengths
 
     def take(self, rows: pl.Series) -> TextSpans:
-        """The texts of these rows (null: a side the pair does not have)."""
-        at = rows.to_list()
-        return read_spans(self.path,
-                          [None if r is None else int(self.offsets[r]) for r in at],
-                          [None if r is None else int(self.lengths[r]) for r in at])
+        """The texts of these rows (a null row, a side the pair does not have: null)."""
+        return read_spans(self.path, self.offsets.gather(rows).to_list(),
+                          self.lengths.gather(rows).to_list())
 
     def one(self, row: int) -> bytes:
         with open(self.path, "rb") as f:
-            return os.pread(f.fileno(), int(self.lengths[row]), int(self.offsets[row]))
+            return os.pread(f.fileno(), self.lengths[row], self.offsets[row])
 
 
 class TableFile:
@@ -102,8 +100,7 @@ class TableFile:
         """These columns of every row (the ids and metadata: small beside the texts)."""
         if not columns:
             return pl.DataFrame()
-        parts = [pl.from_arrow(pa.Table.from_batches([b]))
-                 for b in self._batches(columns)]
+        parts = [pl.from_arrow(b) for b in self._batches(columns)]
         return (pl.concat(parts) if parts
                 else pl.DataFrame(schema={c: self.schema[c] for c in columns}))
 
@@ -141,9 +138,10 @@ def spill_file(table: TableFile, column: str, folder: Path,
             lengths.append(np.diff(ends))
             written += int(ends[-1] - ends[0])
             row += len(cells)
-    empty = np.zeros(0, dtype=np.int64)
-    return SpilledTexts(Path(name), np.concatenate(offsets) if offsets else empty,
-                        np.concatenate(lengths) if lengths else empty)
+    def column(parts: list[np.ndarray]) -> pl.Series:
+        return pl.Series(np.concatenate(parts) if parts else [], dtype=pl.Int64)
+
+    return SpilledTexts(Path(name), column(offsets), column(lengths))
 
 
 def spill_folder(parent: Path) -> Path:

@@ -1201,7 +1201,7 @@ def _plan_tables(sources: dict[str, tuple[pl.DataFrame | TableFile, str | None]]
             """Null cells and text that is not JSON, in row order: read as pair_inputs
             reads them (called within this side's iteration, cells from row ``start``)."""
             aside = sorted({*cells.is_null().arg_true().to_list(),
-                            *_unreadable_rows(cells.cast(pl.Binary), member)})
+                            *_unreadable_rows(cells, member)})
             for i in aside:
                 row = start + i
                 rec = _record_from_text(cells[i], row + 1, ids[row], has_id, side,
@@ -1229,15 +1229,12 @@ def _plan_tables(sources: dict[str, tuple[pl.DataFrame | TableFile, str | None]]
                      meta_columns, fields, folder)
 
 
-def _unreadable_rows(texts: pl.Series, content_field: str | None,
-                     chunk: int = 1 << 16) -> list[int]:
-    """The rows :func:`_native.unreadable_texts` finds, asked a chunk at a time, so that no
-    Python object per row of the whole table is held at once."""
+def _unreadable_rows(texts: pl.Series, content_field: str | None) -> list[int]:
+    """The rows of a column of JSON text that :func:`_native.unreadable_texts` finds, read
+    from the column's Arrow buffers (no Python object per cell)."""
     from .flatten import _native
 
-    return [start + i for start in range(0, len(texts), chunk)
-            for i in _native.unreadable_texts(texts.slice(start, chunk).to_list(),
-                                              content_field)]
+    return _native.unreadable_texts(texts.alias("text").to_frame(), content_field)
 
 
 def _as_python_str(column: pl.Series) -> pl.Series:

@@ -304,18 +304,20 @@ fn parse_count(py: Python<'_>, texts: &Bound<'_, PyList>) -> PyResult<usize> {
     Ok(py.detach(|| flatten::parse_only(&slices)))
 }
 
-/// Positions of the texts that are not JSON as the kernel reads it ([`unreadable`]); a
-/// BOM is not skipped here (inside a table cell it is not part of JSON text); with `content`,
-/// the objects without that member too.
+/// Positions of the rows of a frame's `text` column (a table's JSON-text cells, read from
+/// Arrow in place: no Python object per cell) that are not JSON as the kernel reads it
+/// ([`unreadable`]); a null cell is not among them, nor is a BOM skipped (inside a table cell
+/// it is not part of JSON text); with `content`, the objects without that member too.
 #[pyfunction]
-#[pyo3(signature = (texts, content=None))]
+#[pyo3(signature = (frame, content=None))]
 fn unreadable_texts(
     py: Python<'_>,
-    texts: &Bound<'_, PyList>,
+    frame: &Bound<'_, PyAny>,
     content: Option<&str>,
 ) -> PyResult<Vec<usize>> {
-    let held = held::<PyBytes>(texts)?;
-    let slices = as_slices(&held);
+    let b = record_batches(frame)?;
+    let texts = strs(&b, "text")?;
+    let slices: Vec<Option<&[u8]>> = texts.iter().map(|t| t.map(str::as_bytes)).collect();
     Ok(py.detach(|| unreadable(&slices, content)))
 }
 

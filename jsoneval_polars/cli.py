@@ -98,7 +98,8 @@ _opt = click.option
 @_opt("--stream", is_flag=True,
       help="deprecated, no effect: NDJSON inputs are always scored in batches")
 @_opt("--workers", type=int,
-      help="processes scoring NDJSON inputs (default: one per core; this one for small inputs)")
+      help="processes scoring NDJSON inputs, threads scoring Parquet/Arrow inputs (default: "
+      "one per core; this one for small inputs)")
 @_opt("--batch-size", type=int, default=STREAM_BATCH_SIZE, show_default=True,
       help="document pairs per batch: bounds the memory")
 @_opt("--strict", is_flag=True, help="stop at the first bad record (exit 1)")
@@ -235,6 +236,7 @@ def _score(args: SimpleNamespace) -> int:
             out = result.directory
         else:  # Parquet and Arrow tables a batch at a time (JSON arrays whole)
             result = score_tables(gt, aio, args.out, **options, json_column=args.json_column,
+                                  workers=args.workers,
                                   by=by, partition_by=args.partition_by)
             out = result.directory
     finally:

@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from .batch_threads import balanced_batch_size, batch_threads, scored_in_order
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
 from .compressed import reads_compressed
 from .config import Config, parse_config
-from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, needs_documents, score_batch
+from .core import (
+    PER_DOCUMENT_TABLES, Batch, Clock, collector_paused, needs_documents, score_batch,
+)
 from .counts import RunState, merge_states, run_state
 from .ingest import (
     Pairs,
@@ -137,6 +140,7 @@ def evaluate(
     bootstrap: int | None = None,
     seed: int | None = None,
     confidence: Any = None,
+    workers: int | None = None,
 ) -> Result:
     """Score AI output against ground truth.
 
@@ -152,9 +156,10 @@ def evaluate(
     ``progress`` is called with each stage's name as it starts, and as
     ``progress("score", done, total)`` after each batch of documents.
     ``strict`` raises :class:`ingest.InputError` on the first bad record instead of recording
-    it in ``errors``. Documents are scored ``batch_size`` pairs at a time; the result does not
-    depend on it. ``bootstrap=N`` resamples the documents N times (``seed`` fixes them) and
-    adds 95 % intervals: ``f1_low``/``f1_high`` to ``attributes`` and ``micro_f1_low`` ...
+    it in ``errors``. Documents are scored ``batch_size`` pairs at a time on ``workers`` threads
+    (default one per core; docs/DECISIONS.md 100); the result depends on neither.
+    ``bootstrap=N`` resamples the documents N times (``seed`` fixes them) and adds 95 %
+    intervals: ``f1_low``/``f1_high`` to ``attributes`` and ``micro_f1_low`` ...
     ``mean_rqs_high`` to the summary (bootstrap.py). ``confidence`` holds per-field
     confidences: records with the id field and the AIO's paths (or a mapping doc_id ->
     document, or a (doc_id, path, confidence) table); the result then has a ``calibration``
@@ -192,8 +197,16 @@ def evaluate(
         else:
             plain = False
         if plain:
-            batches = plan_batches(plan, read, safety, batch_size)
             total = plan.height
+            threads = batch_threads(workers, semantic_scorer, total, batch_size)
+            size = balanced_batch_size(total, batch_size, threads)
+            # one empty batch for an empty plan: it gives the tables their schemas
+            parts_in: Iterable[Any] = (plan.slice(start, size)
+                                       for start in range(0, max(total, 1), size))
+
+            def read_part(rows: pl.DataFrame) -> Pairs:
+                pairs = read(rows)
+                return pairs if safety is None else pairs.with_safety(safety)
         else:
             pairs = pair_inputs(
                 gt, aio, id_field=id_field, content_field=content_field,
@@ -202,25 +215,34 @@ def evaluate(
             if safety is not None:
                 pairs = pairs.with_safety(safety)
             rows, n_read, total = pairs.errors, pairs.n_read, len(pairs)
-            batches = iter(list(pairs.batches(batch_size)) or [pairs])
+            threads = batch_threads(workers, semantic_scorer, total, batch_size)
+            size = balanced_batch_size(total, batch_size, threads)
+            parts_in = list(pairs.batches(size)) or [pairs]
             del pairs
+
+            def read_part(batch_pairs: Pairs) -> Pairs:
+                return batch_pairs
     clock.laps["read_parse"] = time.perf_counter() - t
     pairing_errors = pl.DataFrame(rows, schema=ERRORS)
     parts: dict[str, list[pl.DataFrame]] = {name: [] for name in PER_DOCUMENT_TABLES}
     parts["errors"] = [pairing_errors]
     states = [run_state(errors=pairing_errors, n_read=n_read)]
-    done = 0
-    while True:
+
+    def score_part(number: int, part: Any) -> tuple[int, pl.DataFrame, Batch, float]:
         t = time.perf_counter()
         with collector_paused():
-            batch_pairs = next(batches, None)
-        clock.laps["read_parse"] += time.perf_counter() - t
-        if batch_pairs is None:
-            break
+            batch_pairs = read_part(part)
+        read_s = time.perf_counter() - t
         # a batch's own reading errors (records read back from text in this batch)
         read_errors = pl.DataFrame(batch_pairs.errors if plain else [], schema=ERRORS)
+        # the stages' progress only from one thread; several report batches done
         batch = score_batch(batch_pairs, cfg, semantic_scorer=semantic_scorer, strict=strict,
-                            progress=progress)
+                            progress=progress if threads == 1 else None)
+        return len(batch_pairs), read_errors, batch, read_s
+
+    done = 0
+    for n, read_errors, batch, read_s in scored_in_order(score_part, parts_in, threads):
+        clock.laps["read_parse"] += read_s
         for name in parts:
             parts[name].append(getattr(batch, name))
         if read_errors.height:
@@ -228,10 +250,10 @@ def evaluate(
             states.append(run_state(errors=read_errors))
         states.append(batch.state)
         clock.add(batch.timings)
-        done += len(batch_pairs)
+        done += n
         if progress:
             progress("score", done, total)
-    del batch_pairs, batch  # the parsed documents are not needed past this point
+    del batch, parts_in  # the parsed documents are not needed past this point
     t = time.perf_counter()
     state = merge_states(states)
     attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)
@@ -254,14 +276,3 @@ def evaluate(
                           n_read=n_read, started=started, partition_by=None,
                           batch_size=batch_size),
     )
-
-
-def plan_batches(
-    plan: pl.DataFrame, read: Callable[[pl.DataFrame], Pairs], safety: Any, batch_size: int,
-) -> Iterator[Pairs]:
-    """The pairs of the plan, ``batch_size`` rows at a time, read by ``read``
-    (:func:`ingest.read_pairs`, :meth:`ingest.TablePlan.read_pairs`); one empty batch for an
-    empty plan (it gives the tables their schemas)."""
-    for start in range(0, max(plan.height, 1), max(1, batch_size)):
-        pairs = read(plan.slice(start, batch_size))
-        yield pairs if safety is None else pairs.with_safety(safety)

@@ -43,6 +43,7 @@ from typing import Any
 
 import polars as pl
 
+from .batch_threads import balanced_batch_size, batch_threads, scored_in_order
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
 from .compressed import plain_copies, with_names
@@ -63,7 +64,7 @@ from .ingest import (
 )
 from .layout import RunWriter, check_partition_column, manifest, now, write_part
 from .pair_plan import SIDES, PairPlan
-from .pipeline import evaluate, plan_batches
+from .pipeline import evaluate
 from .rates import attribute_rates, finish
 from .results import ResultTables, read_results
 from .schemas import ERRORS
@@ -219,10 +220,12 @@ def score_tables(
     bootstrap: int | None = None,
     seed: int | None = None,
     confidence: Any = None,
+    workers: int | None = None,
 ) -> ResultTables:
     """Score two tables whose JSON column holds text (Parquet, Arrow, Polars, DuckDB results)
     into the results directory ``out``, a batch at a time: each batch's per-document tables are
-    written as parts once it is scored, so this process holds one batch, where
+    written as parts once it is scored, so this process holds a few batches (``workers``
+    threads, default one per core, each scoring one, and as many read ahead), where
     :func:`evaluate` and :meth:`Result.write` hold every result table at once. A Parquet or
     Arrow file is read a record batch at a time, its texts spilled beside ``out`` (a hidden
     folder, removed when the run ends): the run holds its ids and metadata, not its texts
@@ -254,22 +257,35 @@ def score_tables(
         read_errors = pl.DataFrame(plan.errors, schema=ERRORS)
         states = [run_state(errors=read_errors, n_read=plan.n_read)]
         error_parts = [read_errors]
-        batches = plan_batches(plan.plan, functools.partial(
-            plan.read_pairs, strict=strict,
-            empty_containers_are_null=cfg.empty_containers_are_null), safety, batch_size)
-        done = 0
-        for number in itertools.count():
+        read = functools.partial(plan.read_pairs, strict=strict,
+                                 empty_containers_are_null=cfg.empty_containers_are_null)
+        threads = batch_threads(workers, semantic_scorer, plan.plan.height, batch_size)
+
+        def score_part(number: int, rows: pl.DataFrame) -> tuple[int, RunState, pl.DataFrame,
+                                                                 dict]:
+            t = time.perf_counter()
             with collector_paused():  # as in a worker's batch: the collector runs after it
-                pairs = next(batches, None)
-                if pairs is None:
-                    break
+                pairs = read(rows)
+                if safety is not None:
+                    pairs = pairs.with_safety(safety)
+                read_s = time.perf_counter() - t
                 batch = score_batch(pairs, cfg, semantic_scorer=semantic_scorer,
                                     strict=strict, dictionary=True)
+            t = time.perf_counter()
             state, errors = _write_batch(writer.staging, partition_by, number, pairs, batch)
+            laps = {"read_parse": read_s, "write": time.perf_counter() - t, **batch.timings}
+            return len(pairs), state, errors, laps
+
+        # one empty batch for an empty plan: it writes every table with its schema
+        size = balanced_batch_size(plan.plan.height, batch_size, threads)
+        rows = (plan.plan.slice(start, size) for start in range(0, max(plan.plan.height, 1),
+                                                                 size))
+        done = 0
+        for n, state, errors, laps in scored_in_order(score_part, rows, threads):
             states.append(state)
             error_parts.append(errors)
-            clock.add(batch.timings)
-            done += len(pairs)
+            clock.add(laps)  # thread seconds, summed over batches
+            done += n
             if progress:
                 progress("score", done, plan.plan.height)
         _finish_run(writer, states, error_parts, cfg, metadata=metadata, by=by,
@@ -334,19 +350,6 @@ def _batch_plans(pairing: PairPlan, n_pairs: int, batch_size: int, workers: int,
         size = balanced_batch_size(plan.height, batch_size, workers)
         for start in range(0, plan.height, size):
             yield plan.slice(start, size)
-
-
-def balanced_batch_size(n: int, batch_size: int, workers: int) -> int:
-    """At most ``batch_size``, with a number of batches that is a multiple of ``workers`` so
-    that no worker is left alone with the last batch (100k pairs on 2 workers: 6 batches of
-    16,667 rather than 5 of 20,000).
-
-    >>> balanced_batch_size(100_000, 20_000, 2), balanced_batch_size(10, 20_000, 2)
-    (16667, 5)
-    """
-    batches = -(-n // max(1, batch_size))
-    batches = max(workers, -(-batches // workers) * workers)
-    return max(1, -(-n // batches))
 
 
 def _safety_table(safety: Any) -> pl.DataFrame | None:

@@ -69,6 +69,14 @@ def score_api(docs: Documents, config: dict, tmp_path: Path) -> Run:
                            safety=_safety(docs)))
 
 
+def score_api_threads(docs: Documents, config: dict, tmp_path: Path) -> Run:
+    """evaluate() of NDJSON files (the text path) in batches of 2 pairs on two threads."""
+    gt = _ndjson(tmp_path / "gt.ndjson", _records(docs, "gt"))
+    aio = _ndjson(tmp_path / "aio.ndjson", _records(docs, "aio"))
+    return Run.of(evaluate(gt, aio, config=config, safety=_safety(docs), batch_size=2,
+                           workers=2))
+
+
 def score_cli(docs: Documents, config: dict, tmp_path: Path) -> Run:
     gt = _ndjson(tmp_path / "gt.ndjson", _records(docs, "gt"))
     aio = _ndjson(tmp_path / "aio.ndjson", _records(docs, "aio"))
@@ -143,6 +151,7 @@ def score_spark(docs: Documents, config: dict, tmp_path: Path, spark=None) -> Ru
 
 DRIVERS: dict[str, Callable[..., Run]] = {
     "api": score_api,
+    "api-threads": score_api_threads,
     "cli": score_cli,
     "files": score_files_driver,
     "tables": score_tables_driver,

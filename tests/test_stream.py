@@ -337,6 +337,73 @@ def test_table_inputs_are_scored_a_batch_at_a_time(tmp_path, monkeypatch):
     assert got.summary["pass_rate"] == 1.0 and got.summary["n_documents"] == 60
 
 
+@pytest.mark.parametrize("driver", ["score_tables", "evaluate"])
+def test_batches_are_scored_on_threads(tmp_path, monkeypatch, driver):
+    """Table inputs and evaluate() score their batches on ``workers`` threads at once (the
+    first two batches meet at a barrier, which times out if they ran one after the other)
+    and give the run of one thread; a semantic scorer of the user's own is called from one
+    thread only."""
+    import threading
+
+    from jsoneval_polars import pipeline
+    from jsoneval_polars.stream import score_tables
+
+    gt = pl.DataFrame({"doc_id": [f"d{i}" for i in range(40)],
+                       "json": [json.dumps({"name": f"Item {i}", "note": f"red box {i}",
+                                            "items": [{"sku": f"S{j}"} for j in range(i % 3)]})
+                                for i in range(40)]})
+    aio = gt.with_columns(pl.col("json").str.replace("Item", "item").str.replace("red", "blue"))
+    config = {"field_strategies": {"note": "SEMANTIC"}}
+    module = stream if driver == "score_tables" else pipeline
+
+    def run(name: str, **options):
+        if driver == "score_tables":
+            return Run.of(score_tables(gt, aio, tmp_path / name, config=config, batch_size=5,
+                                       **options))
+        return Run.of(evaluate(gt, aio, config=config, batch_size=5, **options))
+
+    one = run("one", workers=1)
+    barrier, threads, real = threading.Barrier(2, timeout=20), set(), module.score_batch
+
+    def meeting(pairs, *args, **kwargs):
+        threads.add(threading.get_ident())
+        if len(threads) <= 2 and not barrier.broken:
+            barrier.wait()
+        return real(pairs, *args, **kwargs)
+
+    monkeypatch.setattr(module, "score_batch", meeting)
+    two = run("two", workers=2)
+    assert len(threads) == 2 and threading.get_ident() not in threads
+    assert_same_run(two, one)
+    monkeypatch.undo()
+
+    callers = set()
+
+    def own_scorer(a, b):
+        callers.add(threading.get_ident())
+        return [float(x == y) for x, y in zip(a, b)]
+
+    own = run("own", workers=2, semantic_scorer=own_scorer)
+    assert callers == {threading.get_ident()}
+    assert own.summary["n_documents"] == 40
+
+
+def test_collector_pause_is_counted_across_threads():
+    """Two batches' pauses overlap: the collector resumes when the last one ends."""
+    import gc
+
+    from jsoneval_polars.core import collector_paused
+
+    assert gc.isenabled()
+    first, second = collector_paused(), collector_paused()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert not gc.isenabled()
+    second.__exit__(None, None, None)
+    assert gc.isenabled()
+
+
 @pytest.mark.parametrize("suffix", ["parquet", "arrow"])
 def test_table_files_are_read_a_record_batch_at_a_time(tmp_path, monkeypatch, suffix):
     """A Parquet or Arrow file's texts are spilled beside the results a record batch at a

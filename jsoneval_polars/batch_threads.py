@@ -1,0 +1,71 @@
+"""Batches scored on threads of this process, taken in order (the table and in-memory drivers).
+
+A batch spends most of its time in the native kernel and in Polars, which release the GIL, so
+two threads keep two cores busy without the worker processes of the NDJSON driver (stream.py):
+no imports per worker and no copy of the batch's texts to another process, which a table in
+memory or its spill would otherwise need. Results come back in the order of the batches, so
+a run's tables and error rows do not depend on the threads (docs/DECISIONS.md 100).
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from .scorers import Scorer, lexical_token_set, resolve_scorer
+
+Part = TypeVar("Part")
+Scored = TypeVar("Scored")
+
+
+def batch_threads(workers: int | None, scorer: Scorer | str | None, n_pairs: int,
+                  batch_size: int) -> int:
+    """Threads for a run's batches: ``workers``, or one per core; one for a single batch, and
+    one with a semantic scorer other than the built-in lexical one (a model, or a user's
+    function with a cache or counters of its own, may not expect calls from several threads).
+
+    >>> batch_threads(None, None, 10, 8000), batch_threads(3, "lexical", 20000, 8000)
+    (1, 3)
+    """
+    if n_pairs <= batch_size or resolve_scorer(scorer) is not lexical_token_set:
+        return 1
+    return max(1, workers or os.cpu_count() or 1)
+
+
+def balanced_batch_size(n: int, batch_size: int, workers: int) -> int:
+    """At most ``batch_size``, with a number of batches that is a multiple of ``workers`` so
+    that no worker is left alone with the last batch (100k pairs on 2 workers: 6 batches of
+    16,667 rather than 5 of 20,000).
+
+    >>> balanced_batch_size(100_000, 20_000, 2), balanced_batch_size(10, 20_000, 2)
+    (16667, 5)
+    """
+    batches = -(-n // max(1, batch_size))
+    batches = max(workers, -(-batches // workers) * workers)
+    return max(1, -(-n // batches))
+
+
+def scored_in_order(score: Callable[[int, Part], Scored], parts: Iterable[Part],
+                    threads: int) -> Iterator[Scored]:
+    """``score(number, part)`` of each part, on ``threads`` threads (in this thread for one),
+    yielded in the parts' order; at most ``2 * threads`` parts are taken ahead of the one
+    yielded, so memory holds a few batches. An error, or a consumer that stops early, cancels
+    the parts not started and waits for those under way (a thread cannot be stopped)."""
+    if threads <= 1:
+        for number, part in enumerate(parts):
+            yield score(number, part)
+        return
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="jsoneval-batch")
+    try:
+        in_flight: collections.deque = collections.deque()
+        for number, part in enumerate(parts):
+            in_flight.append(pool.submit(score, number, part))
+            while in_flight and (len(in_flight) > 2 * threads or in_flight[0].done()):
+                yield in_flight.popleft().result()
+        while in_flight:
+            yield in_flight.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -23,14 +23,19 @@ Scored = TypeVar("Scored")
 
 def batch_threads(workers: int | None, scorer: Scorer | str | None, n_pairs: int,
                   batch_size: int) -> int:
-    """Threads for a run's batches: ``workers``, or one per core; one for a single batch, and
-    one with a semantic scorer other than the built-in lexical one (a model, or a user's
-    function with a cache or counters of its own, may not expect calls from several threads).
+    """Threads for a run's batches: :func:`threads_for`, and one for a single batch.
 
     >>> batch_threads(None, None, 10, 8000), batch_threads(3, "lexical", 20000, 8000)
     (1, 3)
     """
-    if n_pairs <= batch_size or resolve_scorer(scorer) is not lexical_token_set:
+    return 1 if n_pairs <= batch_size else threads_for(workers, scorer)
+
+
+def threads_for(workers: int | None, scorer: Scorer | str | None) -> int:
+    """``workers``, or one per core; one with a semantic scorer other than the built-in
+    lexical one (a model, or a user's function with a cache or counters of its own, may not
+    expect calls from several threads)."""
+    if resolve_scorer(scorer) is not lexical_token_set:
         return 1
     return max(1, workers or os.cpu_count() or 1)
 

@@ -2,7 +2,7 @@
 
 :func:`evaluate` holds every parsed document of a run at once. :func:`score_files` instead
 works in two passes over the files, spread over ``spawn`` worker processes (forking after Polars
-has started its threads can deadlock); small inputs are scored in this process:
+has started its threads can deadlock); small inputs are scored on threads of this process:
 
 1. *scan*: each worker parses a byte range of a file and returns, per record, only its line,
    byte offset, length and doc_id (and the error rows of lines that are not records). The main
@@ -37,13 +37,13 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from .batch_threads import balanced_batch_size, batch_threads, scored_in_order
+from .batch_threads import balanced_batch_size, batch_threads, scored_in_order, threads_for
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
 from .compressed import plain_copies, with_names
@@ -77,7 +77,9 @@ STREAM_BATCH_SIZE = 8_000
 # largest mmap threshold (32 MB), so a task's buffer is reused from the heap where a 32 MB one
 # was mapped and faulted in afresh each time (a 96 MB file scanned in 0.24-0.32 s against 0.36)
 CHUNK_BYTES = 16 << 20
-INLINE_BYTES = 32 << 20  # inputs this small are scored in this process (no worker to start)
+# inputs this small are scored on threads of this process: starting worker processes (their
+# imports) costs more than the GIL does on fewer than about 50k pairs (DECISIONS 101)
+THREAD_BYTES = 64 << 20
 
 
 def score_files(
@@ -126,12 +128,13 @@ def score_files(
     with contextlib.ExitStack() as run:
         # a compressed input is read through a decompressed copy beside the spill
         files, names = run.enter_context(plain_copies(inputs, spill_parent))
-        if workers is None and sum(p.stat().st_size for p in files.values()) <= INLINE_BYTES:
-            workers = 1  # starting processes would cost more than it saves
-        workers = max(1, workers or os.cpu_count() or 1)
+        small = sum(p.stat().st_size for p in files.values()) <= THREAD_BYTES
+        threads = workers is None and small
+        workers = threads_for(workers, semantic_scorer) if threads else max(
+            1, workers or os.cpu_count() or 1)
         pairing = run.enter_context(PairPlan(spill_parent))
         writer = run.enter_context(RunWriter(out, partition_by=partition_by))
-        pool = run.enter_context(_pool(workers))
+        pool = run.enter_context(_thread_pool(workers) if threads else _pool(workers))
         clock.start("scan")
         chunks = {side: _chunks(files[side], pool) for side in SIDES}
         pairing.expect(max(n for _, n in chunks.values()))
@@ -365,6 +368,20 @@ def _safety_table(safety: Any) -> pl.DataFrame | None:
     return safety.select(pl.col("doc_id").cast(pl.String), pl.col("safety").alias("_safety"))
 
 
+@contextlib.contextmanager
+def _thread_pool(threads: int) -> Iterator[ThreadPoolExecutor | _InlinePool]:
+    """The executor of small inputs: ``threads`` threads of this process (this thread for
+    one). An error or Ctrl-C cancels the tasks not started and waits for those under way."""
+    if threads == 1:
+        yield _InlinePool()
+        return
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="jsoneval-batch")
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 class _InlinePool:
     """The executor interface run in this process (small inputs, ``workers=1``)."""
 
@@ -456,7 +473,7 @@ def _worker_init(recursion_limit: int) -> None:
 
 
 def _chunks(
-    path: Path, pool: ProcessPoolExecutor | _InlinePool
+    path: Path, pool: ProcessPoolExecutor | ThreadPoolExecutor | _InlinePool
 ) -> tuple[list[tuple[int, int, int]], int]:
     """(start, stop, first line number) of byte ranges that end at a line end, and the number
     of lines. The lines are counted by the workers: reading the file here (or mapping it) would

@@ -91,7 +91,7 @@ def test_stream_pairs_in_spilled_buckets(shuffled, tmp_path, monkeypatch, bucket
     records without an id, one-sided documents), the pairing error rows in the same order as
     pairing at once, and leave no spill files."""
     monkeypatch.setattr(stream, "CHUNK_BYTES", 20_000)
-    monkeypatch.setattr(stream, "INLINE_BYTES", 20_000)  # workers, as for large inputs
+    monkeypatch.setattr(stream, "THREAD_BYTES", 20_000)  # workers, as for large inputs
     gt, aio = shuffled
     at_once = score_files(gt, aio, tmp_path / "at_once", config=CONFIG, batch_size=50)
     spills = []
@@ -337,12 +337,12 @@ def test_table_inputs_are_scored_a_batch_at_a_time(tmp_path, monkeypatch):
     assert got.summary["pass_rate"] == 1.0 and got.summary["n_documents"] == 60
 
 
-@pytest.mark.parametrize("driver", ["score_tables", "evaluate"])
+@pytest.mark.parametrize("driver", ["score_tables", "evaluate", "score_files"])
 def test_batches_are_scored_on_threads(tmp_path, monkeypatch, driver):
-    """Table inputs and evaluate() score their batches on ``workers`` threads at once (the
-    first two batches meet at a barrier, which times out if they ran one after the other)
-    and give the run of one thread; a semantic scorer of the user's own is called from one
-    thread only."""
+    """Table inputs, evaluate() and small NDJSON files score their batches on threads at once
+    (the first two batches meet at a barrier, which times out if they ran one after the
+    other) and give the run of one thread; a semantic scorer of the user's own is called from
+    one thread only."""
     import threading
 
     from jsoneval_polars import pipeline
@@ -354,15 +354,27 @@ def test_batches_are_scored_on_threads(tmp_path, monkeypatch, driver):
                                 for i in range(40)]})
     aio = gt.with_columns(pl.col("json").str.replace("Item", "item").str.replace("red", "blue"))
     config = {"field_strategies": {"note": "SEMANTIC"}}
-    module = stream if driver == "score_tables" else pipeline
+    module = pipeline if driver == "evaluate" else stream
+
+    files = {}
+    for side, frame in (("gt", gt), ("aio", aio)):
+        files[side] = tmp_path / f"{side}.ndjson"
+        files[side].write_text("".join(
+            json.dumps({"doc_id": i, **json.loads(t)}) + "\n"
+            for i, t in frame.select("doc_id", "json").iter_rows()))
 
     def run(name: str, **options):
         if driver == "score_tables":
             return Run.of(score_tables(gt, aio, tmp_path / name, config=config, batch_size=5,
                                        **options))
+        if driver == "score_files":  # small files: threads, unless workers are asked for
+            options.pop("workers")
+            return Run.of(score_files(files["gt"], files["aio"], tmp_path / name,
+                                      config=config, batch_size=5, **options))
         return Run.of(evaluate(gt, aio, config=config, batch_size=5, **options))
 
-    one = run("one", workers=1)
+    one = run("one", workers=1) if driver != "score_files" else Run.of(score_files(
+        files["gt"], files["aio"], tmp_path / "one", config=config, batch_size=5, workers=1))
     barrier, threads, real = threading.Barrier(2, timeout=20), set(), module.score_batch
 
     def meeting(pairs, *args, **kwargs):

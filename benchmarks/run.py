@@ -58,7 +58,7 @@ from jsoneval_polars.stream import score_files
 if __name__ == "__main__":
     gt, aio, config, out = sys.argv[1:5]
     t = time.perf_counter()
-    r = score_files(gt, aio, out, config=load_config(config), workers=2)
+    r = score_files(gt, aio, out, config=load_config(config))  # as jsoneval score does
     seconds = time.perf_counter() - t
     print(json.dumps({"seconds": seconds, "n": r.summary["n_documents"],
                       "timings": r.timings, "micro_f1": r.summary["micro_f1"]}))
@@ -273,8 +273,9 @@ def measure_peers(n: int, python: Path) -> list[dict]:
 
 
 ENGINE_NAMES = {
-    "stream": "the default `jsoneval score` on NDJSON (`stream.score_files`, 2 worker processes)",
-    "memory": "in memory, 1 process (`evaluate` + `write`)",
+    "stream": "the default `jsoneval score` on NDJSON (`stream.score_files`: a worker process "
+              "per core, threads of one process for inputs up to 64 MB)",
+    "memory": "in memory, 1 process (`evaluate` + `write`, a thread per core)",
 }
 YARDSTICKS = {
     "lean": "benchmarks/lean_loop.py, the lean per-document loop (1 process)",
@@ -366,7 +367,8 @@ def report(rows: list[dict], peers: list[dict], repeats: int) -> str:
         stage_names = list(measured[0]["engines"][name]["stages"])
         lines += [f"Time per stage, {name} (median seconds"
                   + ("; summed over the workers' batches, so they add up to about twice the "
-                     "wall time" if name == "stream" else "") + "):", ""]
+                     "wall time" if name == "stream" else "; the batch stages summed over its "
+                     "threads") + "):", ""]
         lines.append("| documents | " + " | ".join(stage_names) + " |")
         lines.append("|---:|" + "---:|" * len(stage_names))
         for r in measured:

@@ -3,7 +3,7 @@ hands them): the text path (ingest.plan_tables, cells flattened from their text)
 Python-object path (every cell parsed with orjson, then flattened as Python documents).
 
     python benchmarks/tables.py [--n 100000] [--repeats 3] [--data benchmarks/data/100000]
-                                [--shape plain|members|float-meta]
+                                [--shape plain|members|float-meta] [--threads]
 
 The first ``--n`` lines of the generated ``--data``/{gt,aio}.ndjson become two Parquet files of
 (doc_id, json). ``--shape members``: each cell is a record holding its document in ``doc``
@@ -12,6 +12,10 @@ beside a ``model`` member, scored with ``content_field="doc", metadata=["model"]
 Each run is a process of its own (``--one``), the two ways alternating run by run on the
 shared machine; wall seconds and peak RSS (``wait4``) are reported as medians,
 with the Parquet read alone as the floor. The tables of the two ways are compared once.
+
+``--threads`` compares the batches on one thread and on one per core instead (DECISIONS 100):
+``stream.score_tables`` (what ``jsoneval score`` runs on Parquet, every table written) and
+``evaluate()``, each with ``workers=1`` and by default.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import polars as pl
 
 HERE = Path(__file__).resolve().parent
 WAYS = ("text", "objects", "read-only")
+THREAD_WAYS = ("score_tables-1", "score_tables", "evaluate-1", "evaluate")
 
 
 #: evaluate()'s options per --shape
@@ -66,9 +71,24 @@ def _one(way: str, folder: Path, shape: str) -> None:
         return
     if way == "objects":
         pipeline.plan_tables = lambda *a, **k: None
-    result = evaluate(gt, aio, config=config, json_column="json", **SHAPES[shape])
-    seconds = time.perf_counter() - start
-    result.fields.write_parquet(folder / f"fields-{way}.parquet")
+    name, _, threads = way.partition("-")
+    workers = int(threads) if threads else None  # None: one thread per core
+    if name == "score_tables":
+        from jsoneval_polars.stream import score_tables
+
+        out = folder / f"out-{way}"
+        result = score_tables(gt, aio, out, config=config, json_column="json",
+                              workers=workers, **SHAPES[shape])
+        seconds = time.perf_counter() - start
+        fields = None  # read back by the parent: the run's peak RSS is its own
+    else:
+        options = {"workers": workers} if name == "evaluate" else {}
+        result = evaluate(gt, aio, config=config, json_column="json", **SHAPES[shape],
+                          **options)
+        seconds = time.perf_counter() - start
+        fields = result.fields
+    if fields is not None:
+        fields.write_parquet(folder / f"fields-{way}.parquet")
     print(json.dumps({"seconds": seconds, "micro_f1": result.summary["micro_f1"],
                       "timings": result.timings}))
 
@@ -90,30 +110,36 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=HERE / "data" / "100000",
                     help="generated pairs (benchmarks/generate.py)")
     ap.add_argument("--shape", choices=list(SHAPES), default="plain")
+    ap.add_argument("--threads", action="store_true",
+                    help="one thread against one per core, score_tables and evaluate()")
     ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         _one(args.one[0], Path(args.one[1]), args.one[2])
         return
+    ways = THREAD_WAYS if args.threads else WAYS
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         _write_tables(args.data, args.n, folder, args.shape)
-        runs: dict[str, list[dict]] = {way: [] for way in WAYS}
+        runs: dict[str, list[dict]] = {way: [] for way in ways}
         for _ in range(args.repeats):
-            for way in WAYS:
+            for way in ways:
                 runs[way].append(_measured(way, folder, args.shape))
-        text, objects = (pl.read_parquet(folder / f"fields-{w}.parquet") for w in WAYS[:2])
-        same = text.sort("doc_id", "path").equals(objects.sort("doc_id", "path"))
+        compared = [w for w in ways if w != "read-only"]
+        first, *rest = (pl.read_parquet(
+            folder / (f"out-{w}/fields/*.parquet" if w.startswith("score_tables")
+                      else f"fields-{w}.parquet")).sort("doc_id", "path") for w in compared)
+        same = all(first.equals(other) for other in rest)
     print(f"{args.n:,} pairs, Parquet (doc_id, json) on each side, shape {args.shape} "
           f"({SHAPES[args.shape]}); medians of {args.repeats} runs; fields tables equal: {same}")
-    print(f"{'way':<10} {'seconds':>8} {'docs/s':>8} {'peak RSS MB':>12} {'micro-F1':>9}")
+    print(f"{'way':<16} {'seconds':>8} {'docs/s':>8} {'peak RSS MB':>12} {'micro-F1':>9}")
     for way, rs in runs.items():
         seconds = statistics.median(r["seconds"] for r in rs)
         f1 = rs[0].get("micro_f1")
-        print(f"{way:<10} {seconds:>8.2f} {args.n / seconds:>8,.0f} "
+        print(f"{way:<16} {seconds:>8.2f} {args.n / seconds:>8,.0f} "
               f"{statistics.median(r['rss_mb'] for r in rs):>12,.0f} "
               f"{'' if f1 is None else f'{f1:.6f}':>9}")
-    for way in WAYS[:2]:
+    for way in compared:
         stages = {k: round(statistics.median(r["timings"].get(k, 0) for r in runs[way]), 2)
                   for k in runs[way][0]["timings"]}
         print(f"{way} stages (s): {stages}")

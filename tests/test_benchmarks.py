@@ -36,6 +36,11 @@ def test_tables_benchmark_runs_and_both_ways_agree(data, shape):
     assert "fields tables equal: True" in out
 
 
+def test_tables_benchmark_threads_agree(data):
+    out = _run("tables.py", "--data", str(data), "--n", "300", "--repeats", "1", "--threads")
+    assert "fields tables equal: True" in out and "score_tables-1" in out
+
+
 def test_backend_benchmark_runs(data):
     out = _run("backend.py", "--data", str(data), "--n", "300", "--repeats", "1")
     assert "align" in out and "total" in out

@@ -249,7 +249,7 @@ def score_tables(
                           json_column=json_column, safety=safety,
                           semantic_scorer=semantic_scorer, metadata=metadata, strict=strict,
                           progress=progress, batch_size=batch_size, bootstrap=bootstrap,
-                          seed=seed, confidence=confidence)
+                          seed=seed, confidence=confidence, workers=workers)
         if progress:
             progress("write")
         return read_results(result.write(out, partition_by=partition_by, by=by))

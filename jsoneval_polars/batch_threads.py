@@ -1,4 +1,5 @@
-"""Batches scored on threads of this process, taken in order (the table and in-memory drivers).
+"""Batches scored on a pool and taken in order: threads of this process (the table and
+in-memory drivers, small NDJSON inputs) or the NDJSON driver's worker processes.
 
 A batch spends most of its time in the native kernel and in Polars, which release the GIL, so
 two threads keep two cores busy without the worker processes of the NDJSON driver (stream.py):
@@ -10,10 +11,11 @@ a run's tables and error rows do not depend on the threads (docs/DECISIONS.md 10
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from .scorers import Scorer, lexical_token_set, resolve_scorer
 
@@ -53,24 +55,44 @@ def balanced_batch_size(n: int, batch_size: int, workers: int) -> int:
     return max(1, -(-n // batches))
 
 
-def scored_in_order(score: Callable[[int, Part], Scored], parts: Iterable[Part],
-                    threads: int) -> Iterator[Scored]:
-    """``score(number, part)`` of each part, on ``threads`` threads (in this thread for one),
-    yielded in the parts' order; at most ``2 * threads`` parts are taken ahead of the one
-    yielded, so memory holds a few batches. An error, or a consumer that stops early, cancels
-    the parts not started and waits for those under way (a thread cannot be stopped)."""
+@contextlib.contextmanager
+def thread_pool(threads: int) -> Iterator[ThreadPoolExecutor | InlinePool]:
+    """An executor of ``threads`` threads of this process (this thread for one). Leaving it,
+    also by an error or Ctrl-C, cancels the tasks not started and waits for those under way
+    (a thread cannot be stopped)."""
     if threads <= 1:
-        for number, part in enumerate(parts):
-            yield score(number, part)
+        yield InlinePool()
         return
     pool = ThreadPoolExecutor(threads, thread_name_prefix="jsoneval-batch")
     try:
-        in_flight: collections.deque = collections.deque()
-        for number, part in enumerate(parts):
-            in_flight.append(pool.submit(score, number, part))
-            while in_flight and (len(in_flight) > 2 * threads or in_flight[0].done()):
-                yield in_flight.popleft().result()
-        while in_flight:
-            yield in_flight.popleft().result()
+        yield pool
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+class InlinePool:
+    """The executor interface run in this thread (one thread, one worker)."""
+
+    def submit(self, fn: Callable, *args: Any) -> Future:
+        future: Future = Future()
+        future.set_result(fn(*args))
+        return future
+
+    def map(self, fn: Callable, *iterables: Any) -> Iterator:
+        return map(fn, *iterables)
+
+
+def in_order(pool: Any, score: Callable[[int, Part], Scored], parts: Iterable[Part],
+             ahead: int) -> Iterator[tuple[Part, Scored]]:
+    """``(part, score(number, part))`` of each part, ``score`` run on ``pool`` (threads,
+    worker processes or this thread), yielded in the parts' order; at most ``ahead`` parts
+    are in flight, so memory holds a few batches whatever the pool."""
+    in_flight: collections.deque = collections.deque()
+    for number, part in enumerate(parts):
+        in_flight.append((part, pool.submit(score, number, part)))
+        while in_flight and (len(in_flight) >= ahead or in_flight[0][1].done()):
+            part_done, future = in_flight.popleft()
+            yield part_done, future.result()
+    while in_flight:
+        part_done, future = in_flight.popleft()
+        yield part_done, future.result()

@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from .batch_threads import balanced_batch_size, batch_threads, scored_in_order
+from .batch_threads import balanced_batch_size, batch_threads, in_order, thread_pool
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
 from .compressed import reads_compressed
@@ -22,7 +22,6 @@ from .core import (
 )
 from .counts import RunState, merge_states, run_state
 from .ingest import (
-    Pairs,
     check_metadata_names,
     content_fields,
     is_ndjson,
@@ -198,15 +197,6 @@ def evaluate(
             plain = False
         if plain:
             total = plan.height
-            threads = batch_threads(workers, semantic_scorer, total, batch_size)
-            size = balanced_batch_size(total, batch_size, threads)
-            # one empty batch for an empty plan: it gives the tables their schemas
-            parts_in: Iterable[Any] = (plan.slice(start, size)
-                                       for start in range(0, max(total, 1), size))
-
-            def read_part(rows: pl.DataFrame) -> Pairs:
-                pairs = read(rows)
-                return pairs if safety is None else pairs.with_safety(safety)
         else:
             pairs = pair_inputs(
                 gt, aio, id_field=id_field, content_field=content_field,
@@ -215,45 +205,53 @@ def evaluate(
             if safety is not None:
                 pairs = pairs.with_safety(safety)
             rows, n_read, total = pairs.errors, pairs.n_read, len(pairs)
-            threads = batch_threads(workers, semantic_scorer, total, batch_size)
-            size = balanced_batch_size(total, batch_size, threads)
+        threads = batch_threads(workers, semantic_scorer, total, batch_size)
+        size = balanced_batch_size(total, batch_size, threads)
+        if plain:  # one empty batch for an empty plan: it gives the tables their schemas
+            parts_in: Iterable[Any] = (plan.slice(start, size)
+                                       for start in range(0, max(total, 1), size))
+        else:
             parts_in = list(pairs.batches(size)) or [pairs]
             del pairs
-
-            def read_part(batch_pairs: Pairs) -> Pairs:
-                return batch_pairs
     clock.laps["read_parse"] = time.perf_counter() - t
     pairing_errors = pl.DataFrame(rows, schema=ERRORS)
     parts: dict[str, list[pl.DataFrame]] = {name: [] for name in PER_DOCUMENT_TABLES}
     parts["errors"] = [pairing_errors]
     states = [run_state(errors=pairing_errors, n_read=n_read)]
 
-    def score_part(number: int, part: Any) -> tuple[int, pl.DataFrame, Batch, float]:
+    def score_part(number: int, part: Any) -> tuple[pl.DataFrame, Batch, float]:
+        """Score one part: plan rows read back from text, or pairs already in memory."""
         t = time.perf_counter()
-        with collector_paused():
-            batch_pairs = read_part(part)
+        batch_pairs = part
+        if plain:
+            with collector_paused():
+                batch_pairs = read(part)
+                if safety is not None:
+                    batch_pairs = batch_pairs.with_safety(safety)
         read_s = time.perf_counter() - t
         # a batch's own reading errors (records read back from text in this batch)
         read_errors = pl.DataFrame(batch_pairs.errors if plain else [], schema=ERRORS)
         # the stages' progress only from one thread; several report batches done
         batch = score_batch(batch_pairs, cfg, semantic_scorer=semantic_scorer, strict=strict,
                             progress=progress if threads == 1 else None)
-        return len(batch_pairs), read_errors, batch, read_s
+        return read_errors, batch, read_s
 
     done = 0
-    for n, read_errors, batch, read_s in scored_in_order(score_part, parts_in, threads):
-        clock.laps["read_parse"] += read_s
-        for name in parts:
-            parts[name].append(getattr(batch, name))
-        if read_errors.height:
-            parts["errors"].insert(-1, read_errors)
-            states.append(run_state(errors=read_errors))
-        states.append(batch.state)
-        clock.add(batch.timings)
-        done += n
-        if progress:
-            progress("score", done, total)
-    del batch, parts_in  # the parsed documents are not needed past this point
+    with thread_pool(threads) as pool:
+        for part, (read_errors, batch, read_s) in in_order(pool, score_part, parts_in,
+                                                           2 * threads):
+            clock.laps["read_parse"] += read_s
+            for name in parts:
+                parts[name].append(getattr(batch, name))
+            if read_errors.height:
+                parts["errors"].insert(-1, read_errors)
+                states.append(run_state(errors=read_errors))
+            states.append(batch.state)
+            clock.add(batch.timings)
+            done += len(part)
+            if progress:
+                progress("score", done, total)
+    del part, batch, parts_in  # the parsed documents are not needed past this point
     t = time.perf_counter()
     state = merge_states(states)
     attributes, summary, warnings = finish(state, config=cfg, metadata=metadata)

@@ -25,7 +25,6 @@ about 3 µs per document (orjson) and buys the exact pairing without holding the
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import dataclasses
 import functools
@@ -37,13 +36,15 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from .batch_threads import balanced_batch_size, batch_threads, scored_in_order, threads_for
+from .batch_threads import (
+    InlinePool, balanced_batch_size, batch_threads, in_order, thread_pool, threads_for,
+)
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
 from .compressed import plain_copies, with_names
@@ -134,7 +135,7 @@ def score_files(
             1, workers or os.cpu_count() or 1)
         pairing = run.enter_context(PairPlan(spill_parent))
         writer = run.enter_context(RunWriter(out, partition_by=partition_by))
-        pool = run.enter_context(_thread_pool(workers) if threads else _pool(workers))
+        pool = run.enter_context(thread_pool(workers) if threads else _pool(workers))
         clock.start("scan")
         chunks = {side: _chunks(files[side], pool) for side in SIDES}
         pairing.expect(max(n for _, n in chunks.values()))
@@ -169,14 +170,11 @@ def score_files(
                           safety if callable(safety) else None)
         states = [run_state(errors=scan_errors, n_read=n_read)]
         error_parts = [scan_errors]
-        in_flight: collections.deque = collections.deque()
         done = 0
-
-        def collect() -> None:
-            nonlocal done, states
-            n, future = in_flight.popleft()
-            state, batch_errors, laps = future.result()
-            done += n
+        # a few batches in flight per worker: the plan is read bucket by bucket, never whole
+        plans = _batch_plans(pairing, n_pairs, batch_size, workers, safety_table)
+        for plan, (state, batch_errors, laps) in in_order(pool, task, plans, 2 * workers):
+            done += plan.height
             if progress:
                 progress("score", done, n_pairs)
             states.append(state)
@@ -184,15 +182,6 @@ def score_files(
                 states = [merge_states(states)]
             error_parts.append(batch_errors)
             clock.add(laps)  # worker seconds, summed over batches
-
-        # a few batches in flight per worker: the plan is read bucket by bucket, never whole
-        for number, plan in enumerate(_batch_plans(pairing, n_pairs, batch_size, workers,
-                                                   safety_table)):
-            in_flight.append((plan.height, pool.submit(task, number, plan)))
-            if len(in_flight) >= 2 * workers:
-                collect()
-        while in_flight:
-            collect()
         t = time.perf_counter()
         _finish_run(writer, states, error_parts, cfg, metadata=metadata, by=by,
                     partition_by=partition_by, bootstrap=bootstrap, seed=seed,
@@ -264,8 +253,7 @@ def score_tables(
                                  empty_containers_are_null=cfg.empty_containers_are_null)
         threads = batch_threads(workers, semantic_scorer, plan.plan.height, batch_size)
 
-        def score_part(number: int, rows: pl.DataFrame) -> tuple[int, RunState, pl.DataFrame,
-                                                                 dict]:
+        def score_part(number: int, rows: pl.DataFrame) -> tuple[RunState, pl.DataFrame, dict]:
             t = time.perf_counter()
             with collector_paused():  # as in a worker's batch: the collector runs after it
                 pairs = read(rows)
@@ -276,21 +264,22 @@ def score_tables(
                                     strict=strict, dictionary=True)
             t = time.perf_counter()
             state, errors = _write_batch(writer.staging, partition_by, number, pairs, batch)
-            laps = {"read_parse": read_s, "write": time.perf_counter() - t, **batch.timings}
-            return len(pairs), state, errors, laps
+            return state, errors, {"read_parse": read_s, "write": time.perf_counter() - t,
+                                   **batch.timings}
 
         # one empty batch for an empty plan: it writes every table with its schema
         size = balanced_batch_size(plan.plan.height, batch_size, threads)
-        rows = (plan.plan.slice(start, size) for start in range(0, max(plan.plan.height, 1),
-                                                                 size))
+        slices = (plan.plan.slice(start, size)
+                  for start in range(0, max(plan.plan.height, 1), size))
         done = 0
-        for n, state, errors, laps in scored_in_order(score_part, rows, threads):
-            states.append(state)
-            error_parts.append(errors)
-            clock.add(laps)  # thread seconds, summed over batches
-            done += n
-            if progress:
-                progress("score", done, plan.plan.height)
+        with thread_pool(threads) as pool:
+            for rows, (state, errors, laps) in in_order(pool, score_part, slices, 2 * threads):
+                states.append(state)
+                error_parts.append(errors)
+                clock.add(laps)  # thread seconds, summed over batches
+                done += rows.height
+                if progress:
+                    progress("score", done, plan.plan.height)
         _finish_run(writer, states, error_parts, cfg, metadata=metadata, by=by,
                     partition_by=partition_by, bootstrap=bootstrap, seed=seed,
                     confidence=confidence, id_field=id_field, manifest_of=dict(
@@ -368,32 +357,6 @@ def _safety_table(safety: Any) -> pl.DataFrame | None:
     return safety.select(pl.col("doc_id").cast(pl.String), pl.col("safety").alias("_safety"))
 
 
-@contextlib.contextmanager
-def _thread_pool(threads: int) -> Iterator[ThreadPoolExecutor | _InlinePool]:
-    """The executor of small inputs: ``threads`` threads of this process (this thread for
-    one). An error or Ctrl-C cancels the tasks not started and waits for those under way."""
-    if threads == 1:
-        yield _InlinePool()
-        return
-    pool = ThreadPoolExecutor(threads, thread_name_prefix="jsoneval-batch")
-    try:
-        yield pool
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-class _InlinePool:
-    """The executor interface run in this process (small inputs, ``workers=1``)."""
-
-    def submit(self, fn: Callable, *args: Any) -> Future:
-        future: Future = Future()
-        future.set_result(fn(*args))
-        return future
-
-    def map(self, fn: Callable, *iterables: Any) -> Iterator:
-        return map(fn, *iterables)
-
-
 #: Thread pools a worker process sizes to one thread as it starts.
 _ONE_THREAD = {"POLARS_MAX_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 #: The kernel's allocator in a worker keeps the pages its batches free (mimalloc's default
@@ -404,9 +367,9 @@ _KEEP_FREED_PAGES = "MIMALLOC_PURGE_DELAY"
 
 
 @contextlib.contextmanager
-def _pool(workers: int) -> Iterator[ProcessPoolExecutor | _InlinePool]:
+def _pool(workers: int) -> Iterator[ProcessPoolExecutor | InlinePool]:
     if workers == 1:
-        yield _InlinePool()
+        yield InlinePool()
         return
     # One Polars thread per worker: the workers themselves fill the cores. And no OpenBLAS
     # threads (numpy starts them on import; they spun for 2 % of a run's CPU, measured with
@@ -473,7 +436,7 @@ def _worker_init(recursion_limit: int) -> None:
 
 
 def _chunks(
-    path: Path, pool: ProcessPoolExecutor | ThreadPoolExecutor | _InlinePool
+    path: Path, pool: ProcessPoolExecutor | ThreadPoolExecutor | InlinePool
 ) -> tuple[list[tuple[int, int, int]], int]:
     """(start, stop, first line number) of byte ranges that end at a line end, and the number
     of lines. The lines are counted by the workers: reading the file here (or mapping it) would

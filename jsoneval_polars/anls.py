@@ -32,6 +32,8 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
+from .values import TooDeep
+
 __all__ = ["anls_score", "document_anls"]
 
 THRESHOLD = 0.5
@@ -60,6 +62,8 @@ def _leaf(value: Any) -> bool:
 
 def _score(gt: Any, pred: Any) -> tuple[float, int, Any]:
     """(sum of leaf scores, pairwise length, the GT value closest to ``pred``)."""
+    if type(pred) is TooDeep:  # as a document the recursion limit stops (document_anls)
+        raise RecursionError
     if gt is None:
         length = max(1, _length(pred))
         return (1.0, length, pred) if _none_like(pred) else (0.0, length, None)

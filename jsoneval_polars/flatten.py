@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from .values import canonical_container, canonical_float
+from .values import TooDeep, canonical_container, canonical_float
 
 # The kernel's allocator (mimalloc) reads this as the extension loads; at 0 it turns transparent
 # huge pages off for the process (prctl PR_SET_THP_DISABLE). Faulting in 2 MB pages (zeroed,
@@ -260,6 +260,8 @@ def flatten_python(
                 add((item, s, at, k, mem, "int", str(v)))
             elif t is float:
                 add((item, s, at, k, mem, "float", canonical_float(v)))
+            elif t is TooDeep:  # a member too deep for the parser (ingest._parse_json)
+                raise RecursionError
             else:
                 raise UnrepresentableValue(
                     f"value of type {t.__name__} at '{s}' has no JSON meaning"

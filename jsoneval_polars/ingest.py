@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import orjson
 import polars as pl
 
@@ -26,6 +27,7 @@ from . import table_texts
 from .schemas import ERRORS
 from .table_texts import ColumnTexts, SpilledTexts, TableFile, spill_folder
 from .table_texts import remove as remove_spill
+from .values import TOO_DEEP
 
 Side = Literal["gt", "aio"]
 #: A document whose root is an array is scored as the object ``{"$": array}``: its paths are
@@ -139,16 +141,87 @@ class ErrorRows:
 
 
 def _parse_json(raw: bytes) -> tuple[Any, list[str]]:
-    """Parsed value and notes on values that could not be kept exactly."""
+    """Parsed value and notes on values that could not be kept exactly. An object nested
+    deeper than Python's parser reads is read member by member, a member too deep to read
+    being :data:`values.TOO_DEEP`: the record keeps its id, and its document is reported as
+    nested too deeply to score, as when the parse succeeds and the walk runs out of depth."""
+    try:
+        return _parse_whole(raw)
+    except RecursionError:
+        return _root_members(raw)
+
+
+def _parse_whole(raw: bytes) -> tuple[Any, list[str]]:
     if not orjson_may_round(raw):
         try:
             return orjson.loads(raw), []
         except orjson.JSONDecodeError:
             pass  # retried below with the standard library, which accepts what orjson refuses
-    try:
-        return loads_noting(raw)
-    except RecursionError:
-        raise ValueError("JSON nested too deeply to parse") from None
+    return loads_noting(raw)
+
+
+_TOO_DEEP_TEXT = "JSON nested too deeply to parse"
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET_STEP = np.zeros(256, dtype=np.int32)  # a byte's change of depth outside strings
+_BRACKET_STEP[list(b"[{")], _BRACKET_STEP[list(b"]}")] = 1, -1
+_SPACE = re.compile(rb"[ \t\n\r]*")
+_SCALAR_END = re.compile(rb"[,}\] \t\n\r]")
+
+
+def _root_members(raw: bytes) -> tuple[dict[str, Any], list[str]]:
+    """The root object of text too deep for the parser, each member parsed on its own (a key
+    given twice keeps its last value, as ``json.loads`` does). The members too deep themselves
+    are not checked beyond their brackets and strings. ValueError when the root is not an
+    object or the text is not JSON at this level."""
+    at = _SPACE.match(raw, 3 if raw.startswith(b"\xef\xbb\xbf") else 0).end()
+    if raw[at:at + 1] != b"{":
+        raise ValueError(_TOO_DEEP_TEXT)
+    members: dict[str, Any] = {}
+    notes: list[str] = []
+    at = _SPACE.match(raw, at + 1).end()
+    after = b","
+    if raw[at:at + 1] == b"}":  # {}
+        after, at = b"}", _SPACE.match(raw, at + 1).end()
+    while after == b",":
+        key = _JSON_STRING.match(raw, at)
+        colon = _SPACE.match(raw, key.end()).end() if key else at
+        if not key or raw[colon:colon + 1] != b":":
+            raise ValueError(_TOO_DEEP_TEXT)
+        start = _SPACE.match(raw, colon + 1).end()
+        end = _value_end(raw, start)
+        try:
+            value, more = _parse_whole(raw[start:end])
+        except RecursionError:
+            value, more = TOO_DEEP, []
+        members[json.loads(key.group())] = value
+        notes += more
+        at = _SPACE.match(raw, end).end()
+        after = raw[at:at + 1]
+        at = _SPACE.match(raw, at + 1).end()
+    if after != b"}" or at != len(raw):
+        raise ValueError(_TOO_DEEP_TEXT)
+    return members, notes
+
+
+def _value_end(raw: bytes, at: int) -> int:
+    """Where the JSON value starting at ``at`` ends: its brackets matched outside its strings
+    (in one pass of numpy over the rest of the text: such a value may be megabytes of
+    brackets); a scalar ends at the next separator, space or closing bracket."""
+    if raw[at:at + 1] == b'"':
+        string = _JSON_STRING.match(raw, at)
+        if not string:
+            raise ValueError(_TOO_DEEP_TEXT)
+        return string.end()
+    if raw[at:at + 1] not in (b"[", b"{"):
+        end = _SCALAR_END.search(raw, at)
+        return len(raw) if end is None else end.start()
+    step = _BRACKET_STEP[np.frombuffer(raw, dtype=np.uint8, offset=at)]
+    for string in _JSON_STRING.finditer(raw, at):
+        step[string.start() - at:string.end() - at] = 0
+    closed = np.flatnonzero(np.cumsum(step, dtype=np.int32) == 0)
+    if not len(closed):
+        raise ValueError(_TOO_DEEP_TEXT)
+    return at + int(closed[0]) + 1
 
 
 def _count_keys(obj: Any) -> int:
@@ -197,7 +270,10 @@ def _duplicate_keys(raw: bytes, obj: Any) -> list[str]:
             seen.add(k)
         return dict(pairs)
 
-    json.loads(raw, object_pairs_hook=hook)
+    try:
+        json.loads(raw, object_pairs_hook=hook)
+    except RecursionError:  # a document too deep to score: the keys found so far
+        pass
     return dups
 
 

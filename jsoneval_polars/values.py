@@ -20,6 +20,20 @@ KINDS = ("null", "bool", "int", "float", "string", "array", "object")
 INT_EXACT = 2**53  # floats below this magnitude hold every integer exactly
 
 
+class TooDeep:
+    """The value of a record's member nested deeper than Python's JSON parser reads (Python's
+    recursion limit): the record keeps its id and its other members, and its document is
+    reported as nested too deeply to score (``ingest._parse_json``, DECISIONS.md 102)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<nested too deeply>"
+
+
+TOO_DEEP = TooDeep()
+
+
 def canonical_float(value: float) -> str | None:
     """Canonical text of a float; None for NaN (a null)."""
     if value != value:

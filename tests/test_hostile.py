@@ -337,6 +337,59 @@ def test_a_lone_surrogate_in_an_id_is_an_error_row(tmp_path):
     assert in_memory.errors["line"].to_list() == [2, 3] and in_memory.summary["n_documents"] == 1
 
 
+def _nested_array(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize("depth", [1_010, 5_000])
+def test_a_document_nested_too_deeply_keeps_its_id(tmp_path, depth):
+    """Past Python's recursion limit (1,010 levels: the parser reads them, the walk cannot;
+    5,000: the parser cannot either) a document is an error row naming its id, and its other
+    side is left out (GT) or scored as {} (AIO), whichever limit stopped it: the too-deep text
+    once lost its id, so its partner was scored as a document of its own (DECISIONS 102)."""
+    from jsoneval_polars.stream import score_files
+
+    deep = _nested_array(depth)
+    documents = {"gt": ['{"note": "} ] \\" [", "x": %s}' % deep, '{"x": 2}'],
+                 "aio": ['{"x": 1}', '{"x": {"y": %s}}' % deep]}
+    expected = [
+        ("gt", 1, "a", "error", "document is nested too deeply to score"),
+        ("aio", 1, "a", "error", "left out: its GT document is not usable"),
+        ("aio", 2, "b", "warning", "document is nested too deeply to score; scored as {}"),
+    ]
+    for side, texts in documents.items():
+        (tmp_path / f"{side}.ndjson").write_text("".join(
+            '{"doc_id": "%s", %s\n' % (doc_id, text[1:]) for doc_id, text in zip("ab", texts)))
+        pl.DataFrame({"doc_id": ["a", "b"], "json": texts}).write_parquet(
+            tmp_path / f"{side}.parquet")
+    gt, aio = tmp_path / "gt.ndjson", tmp_path / "aio.ndjson"
+    for run in (evaluate(gt, aio), score_files(gt, aio, tmp_path / "out", workers=2),
+                evaluate(tmp_path / "gt.parquet", tmp_path / "aio.parquet")):
+        rows = run.errors.select("source", "line", "doc_id", "severity", "error")
+        assert sorted(rows.rows(), key=lambda r: (r[0] != "gt", r[1])) == expected
+        assert run.documents.select("doc_id", "aio_parse_status").rows() == [("b", "invalid")]
+    with pytest.raises(InputError, match=r"gt\.ndjson, line 1 \(doc_id 'a'\): document is "
+                                         r"nested too deeply to score"):
+        evaluate(gt, aio, strict=True)
+
+
+def test_text_too_deep_to_parse_is_read_member_by_member():
+    from jsoneval_polars.ingest import _parse_json
+    from jsoneval_polars.values import TOO_DEEP
+
+    deep = _nested_array(5_000)
+    text = ('\ufeff { "id" : 7, "s": "]}\\"{", "n": 1e400, "o": {"k": [1, {"a": null}]},'
+            ' "d": %s, "id": "last" } ' % deep)
+    assert _parse_json(text.encode()) == (
+        {"id": "last", "s": ']}"{', "n": math.inf, "o": {"k": [1, {"a": None}]},
+         "d": TOO_DEEP}, ["number 1e400 overflows a double; kept as inf"])
+    assert _parse_json(('{"d": %s}' % deep).encode())[0] == {"d": TOO_DEEP}
+    for bad in (deep, '{"d": %s,}' % deep, '{"d": %s} x' % deep, '{"d": [%s}' % deep,
+                '{d: %s}' % deep, '{"d" %s}' % deep, '{"a": tru, "d": %s}' % deep):
+        with pytest.raises(ValueError):
+            _parse_json(bad.encode())
+
+
 def test_a_lone_surrogate_in_metadata_is_a_warning_and_a_null(tmp_path):
     """The document is scored; only the label that no table can hold is left out, and said."""
     from jsoneval_polars.stream import score_files

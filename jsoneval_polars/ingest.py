@@ -141,14 +141,15 @@ class ErrorRows:
 
 
 def _parse_json(raw: bytes) -> tuple[Any, list[str]]:
-    """Parsed value and notes on values that could not be kept exactly. An object nested
-    deeper than Python's parser reads is read member by member, a member too deep to read
-    being :data:`values.TOO_DEEP`: the record keeps its id, and its document is reported as
-    nested too deeply to score, as when the parse succeeds and the walk runs out of depth."""
+    """Parsed value and notes on values that could not be kept exactly. Text nested deeper
+    than Python's parser reads is read a member at a time (:func:`_read_too_deep`), a member
+    too deep to read being :data:`values.TOO_DEEP`: the record keeps its id, and its document
+    is reported as nested too deeply to score, as when the parse succeeds and the walk runs
+    out of depth (DECISIONS.md 102)."""
     try:
         return _parse_whole(raw)
     except RecursionError:
-        return _root_members(raw)
+        return _read_too_deep(raw)
 
 
 def _parse_whole(raw: bytes) -> tuple[Any, list[str]]:
@@ -168,39 +169,53 @@ _SPACE = re.compile(rb"[ \t\n\r]*")
 _SCALAR_END = re.compile(rb"[,}\] \t\n\r]")
 
 
-def _root_members(raw: bytes) -> tuple[dict[str, Any], list[str]]:
-    """The root object of text too deep for the parser, each member parsed on its own (a key
-    given twice keeps its last value, as ``json.loads`` does). The members too deep themselves
-    are not checked beyond their brackets and strings. ValueError when the root is not an
-    object or the text is not JSON at this level."""
+def _read_too_deep(raw: bytes) -> tuple[dict[str, Any] | list[Any], list[str]]:
+    """Text too deep for the parser, read a member (or, in a JSON-array file, a record) at a
+    time: each parsed on its own, a member too deep even so as :data:`values.TOO_DEEP`, a
+    record too deep read member by member. A key given twice keeps its last value, as
+    ``json.loads`` does. The parts too deep are not checked beyond their brackets and strings.
+    ValueError when the root is neither an object nor an array, or the text is not JSON at
+    this level."""
     at = _SPACE.match(raw, 3 if raw.startswith(b"\xef\xbb\xbf") else 0).end()
-    if raw[at:at + 1] != b"{":
-        raise ValueError(_TOO_DEEP_TEXT)
-    members: dict[str, Any] = {}
+    array = raw[at:at + 1] == b"["
+    parts: list[tuple[str | None, Any]] = []
     notes: list[str] = []
-    at = _SPACE.match(raw, at + 1).end()
-    after = b","
-    if raw[at:at + 1] == b"}":  # {}
-        after, at = b"}", _SPACE.match(raw, at + 1).end()
-    while after == b",":
-        key = _JSON_STRING.match(raw, at)
-        colon = _SPACE.match(raw, key.end()).end() if key else at
-        if not key or raw[colon:colon + 1] != b":":
-            raise ValueError(_TOO_DEEP_TEXT)
-        start = _SPACE.match(raw, colon + 1).end()
-        end = _value_end(raw, start)
+    for key, start, end in _root_parts(raw, at):
         try:
             value, more = _parse_whole(raw[start:end])
         except RecursionError:
-            value, more = TOO_DEEP, []
-        members[json.loads(key.group())] = value
+            value, more = (_read_too_deep(raw[start:end]) if array and raw[start:start + 1] == b"{"
+                           else (TOO_DEEP, []))
+        parts.append((key, value))
         notes += more
+    return ([value for _, value in parts] if array else dict(parts)), notes
+
+
+def _root_parts(raw: bytes, at: int) -> Iterator[tuple[str | None, int, int]]:
+    """(key, start, end) of each member of the object at ``at``, or (None, start, end) of each
+    element of the array there; ValueError for text that is not JSON at this level."""
+    closer = {b"{": b"}", b"[": b"]"}.get(raw[at:at + 1])
+    if closer is None:
+        raise ValueError(_TOO_DEEP_TEXT)
+    at = _SPACE.match(raw, at + 1).end()
+    after = b","
+    if raw[at:at + 1] == closer:  # {} or []
+        after, at = closer, _SPACE.match(raw, at + 1).end()
+    while after == b",":
+        key = None
+        if closer == b"}":
+            name = _JSON_STRING.match(raw, at)
+            colon = _SPACE.match(raw, name.end()).end() if name else at
+            if not name or raw[colon:colon + 1] != b":":
+                raise ValueError(_TOO_DEEP_TEXT)
+            key, at = json.loads(name.group()), _SPACE.match(raw, colon + 1).end()
+        end = _value_end(raw, at)
+        yield key, at, end
         at = _SPACE.match(raw, end).end()
         after = raw[at:at + 1]
         at = _SPACE.match(raw, at + 1).end()
-    if after != b"}" or at != len(raw):
+    if after != closer or at != len(raw):
         raise ValueError(_TOO_DEEP_TEXT)
-    return members, notes
 
 
 def _value_end(raw: bytes, at: int) -> int:

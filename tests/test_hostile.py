@@ -363,8 +363,11 @@ def test_a_document_nested_too_deeply_keeps_its_id(tmp_path, depth):
         pl.DataFrame({"doc_id": ["a", "b"], "json": texts}).write_parquet(
             tmp_path / f"{side}.parquet")
     gt, aio = tmp_path / "gt.ndjson", tmp_path / "aio.ndjson"
+    array = tmp_path / "gt.json"  # the GT as a JSON-array file: one record too deep loses
+    array.write_text("[%s]" % ",".join(gt.read_text().splitlines()))  # only itself
     for run in (evaluate(gt, aio), score_files(gt, aio, tmp_path / "out", workers=2),
-                evaluate(tmp_path / "gt.parquet", tmp_path / "aio.parquet")):
+                evaluate(tmp_path / "gt.parquet", tmp_path / "aio.parquet"),
+                evaluate(array, aio)):
         rows = run.errors.select("source", "line", "doc_id", "severity", "error")
         assert sorted(rows.rows(), key=lambda r: (r[0] != "gt", r[1])) == expected
         assert run.documents.select("doc_id", "aio_parse_status").rows() == [("b", "invalid")]
@@ -384,7 +387,11 @@ def test_text_too_deep_to_parse_is_read_member_by_member():
         {"id": "last", "s": ']}"{', "n": math.inf, "o": {"k": [1, {"a": None}]},
          "d": TOO_DEEP}, ["number 1e400 overflows a double; kept as inf"])
     assert _parse_json(('{"d": %s}' % deep).encode())[0] == {"d": TOO_DEEP}
-    for bad in (deep, '{"d": %s,}' % deep, '{"d": %s} x' % deep, '{"d": [%s}' % deep,
+    assert _parse_json(deep.encode()) == ([TOO_DEEP], [])
+    # a JSON-array file: each record on its own, a record too deep read member by member
+    assert _parse_json(('[{"id": 1, "d": %s}, %s, {"id": 2}]' % (deep, deep)).encode()) == (
+        [{"id": 1, "d": TOO_DEEP}, TOO_DEEP, {"id": 2}], [])
+    for bad in ('{"d": %s,}' % deep, '{"d": %s} x' % deep, '{"d": [%s}' % deep,
                 '{d: %s}' % deep, '{"d" %s}' % deep, '{"a": tru, "d": %s}' % deep):
         with pytest.raises(ValueError):
             _parse_json(bad.encode())

@@ -239,6 +239,18 @@ def _value_end(raw: bytes, at: int) -> int:
     return at + int(closed[0]) + 1
 
 
+def not_json(exc: ValueError) -> str:
+    """The error row of text that is not JSON: the parser's reason, where in the text, and the
+    text there (a record's line in its file is the row's own ``line``)."""
+    if not isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON: {exc}"
+    where = (f"column {exc.colno}" if exc.lineno == 1
+             else f"line {exc.lineno}, column {exc.colno} of the text")
+    start, stop = max(0, exc.pos - 40), exc.pos + 20
+    shown = ("..." if start else "") + exc.doc[start:stop] + ("..." if stop < len(exc.doc) else "")
+    return f"not valid JSON ({exc.msg} at {where}): {shown!r}"
+
+
 def _count_keys(obj: Any) -> int:
     stack, n = [obj], 0
     while stack:
@@ -362,7 +374,7 @@ def iter_records(
         try:
             obj, notes = _parse_json(raw)
         except ValueError as exc:
-            errors.add(side, file, line_no, None, f"not valid JSON: {exc}")
+            errors.add(side, file, line_no, None, not_json(exc))
             continue
         doc_id, has_id, content, problem = _split_record(obj, id_field, content_field)
         if problem:
@@ -420,7 +432,7 @@ def _record_from_text(
     except ValueError as exc:
         if side == "aio":  # raw model text: extraction decides (SPEC §8)
             return Record(doc_id, text, row, has_id)
-        errors.add(side, file, row, doc_id, f"not valid JSON: {exc}")
+        errors.add(side, file, row, doc_id, not_json(exc))
         return None
     document, problem = _content_of(content, content_field)
     if problem:

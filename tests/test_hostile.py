@@ -376,6 +376,28 @@ def test_a_document_nested_too_deeply_keeps_its_id(tmp_path, depth):
         evaluate(gt, aio, strict=True)
 
 
+def test_a_line_that_is_not_json_is_shown_where_it_breaks(tmp_path):
+    """The error row says what the parser expected, at which column, and shows the text
+    around that place: the record's own line and column are the row's, not the parser's "line
+    1 column 60 (char 59)" of a text that is one line."""
+    words = '"' + "w" * 50 + '"'
+    gt = tmp_path / "gt.ndjson"
+    gt.write_text('{"doc_id": "a", "x": 1}\n'
+                  '{"doc_id": "b", "x": ' + words + ' "y": 2, "z": [1, 2, 3, 4]}\n'
+                  '{"doc_id": "c", "x": }\n')
+    errors = evaluate(gt, [{"doc_id": "a", "x": 1}]).errors
+    assert errors.filter(pl.col("severity") == "error").select("line", "error").rows() == [
+        (2, "not valid JSON (Expecting ',' delimiter at column 75): "
+            "'..." + "w" * 38 + '" "y": 2, "z": [1, 2, ...\''),  # 40 before, 20 from it
+        (3, "not valid JSON (Expecting value at column 22): '{\"doc_id\": \"c\", \"x\": }'"),
+    ]
+    cell = pl.DataFrame({"doc_id": ["a"], "json": ['{\n  "x": 1,\n  "y":\n}']})
+    errors = evaluate(cell, [{"doc_id": "a", "x": 1}]).errors
+    assert errors["error"].to_list() == [
+        "not valid JSON (Expecting value at line 4, column 1 of the text): "
+        "'{\\n  \"x\": 1,\\n  \"y\":\\n}'"]
+
+
 def test_text_too_deep_to_parse_is_read_member_by_member():
     from jsoneval_polars.ingest import _parse_json
     from jsoneval_polars.values import TOO_DEEP
@@ -457,7 +479,7 @@ def test_compressed_inputs_are_read_through_a_plain_copy(tmp_path):
         assert run.summary["micro_f1"] == plain.summary["micro_f1"], name
         errors = run.errors if isinstance(run.errors, pl.DataFrame) else run.errors.collect()
         assert errors.select("source", "line", "error").rows() == [
-            ("aio", 3, "not valid JSON: Expecting value: line 1 column 1 (char 0)")], name
+            ("aio", 3, "not valid JSON (Expecting value at column 1): 'not json'")], name
         assert errors["file"][0].endswith("aio.ndjson.zst"), name
     assert runs["evaluate"].manifest["inputs"]["gt"]["path"].endswith("gt.ndjson.gz")
     manifest = json.loads((tmp_path / "cli" / "manifest.json").read_text())

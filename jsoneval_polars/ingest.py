@@ -366,10 +366,11 @@ def iter_records(
     content_field: str | None,
     errors: ErrorRows,
 ) -> Iterator[Record]:
-    """The records of (line number, text) pairs; blank lines are skipped, bad ones become error
-    rows. A generator, so a caller that needs only the ids holds one document at a time."""
+    """The records of (line number, text) pairs; blank lines (a BOM alone too) are skipped, bad
+    ones become error rows. A generator, so a caller that needs only the ids holds one
+    document at a time."""
     for line_no, raw in lines:
-        if not raw.strip():
+        if not raw.removeprefix(UTF8_BOM).strip():  # a BOM is skipped as JSON text skips it
             continue
         try:
             obj, notes = _parse_json(raw)

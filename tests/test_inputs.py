@@ -520,6 +520,19 @@ def test_json_array_files_and_ndjson_starting_with_a_bracket(tmp_path):
         evaluate(broken, broken)
 
 
+def test_byte_order_marks_at_line_starts(tmp_path):
+    """Files joined from files that each began with a BOM: a BOM before a record is skipped, as
+    JSON text skips it, and a line holding a BOM alone is a blank line, not a bad record."""
+    from jsoneval_polars.stream import score_files
+
+    joined = tmp_path / "joined.ndjson"
+    joined.write_bytes(b'\xef\xbb\xbf{"doc_id": "a", "x": 1}\n\xef\xbb\xbf\n'
+                       b'\xef\xbb\xbf  \r\n\xef\xbb\xbf{"doc_id": "b", "x": 2}\n')
+    for run in (evaluate(joined, joined), score_files(joined, joined, tmp_path / "out")):
+        assert run.documents["doc_id"].to_list() == ["a", "b"] and run.errors.height == 0
+        assert (run.summary["n_read_gt"], run.summary["micro_f1"]) == (2, 1.0)
+
+
 def test_aio_only_documents_are_not_passed():
     # issue 13: an empty AIO-only document had RQS 0.85 (safety 0.15 + completeness 0.25 +
     # accuracy 0.45 of an empty denominator) and passed; with three invented fields

@@ -242,13 +242,22 @@ def _value_end(raw: bytes, at: int) -> int:
 def not_json(exc: ValueError) -> str:
     """The error row of text that is not JSON: the parser's reason, where in the text, and the
     text there (a record's line in its file is the row's own ``line``)."""
+    if isinstance(exc, UnicodeDecodeError):  # JSON text is UTF-8
+        before = exc.object[:exc.start].decode("utf-8", "replace")
+        text = before + exc.object[exc.start:].decode("utf-8", "replace")
+        return (f"not valid JSON (not UTF-8: byte 0x{exc.object[exc.start]:02x} at byte "
+                f"{exc.start + 1}): {_around(text, len(before))!r}")
     if not isinstance(exc, json.JSONDecodeError):
         return f"not valid JSON: {exc}"
     where = (f"column {exc.colno}" if exc.lineno == 1
              else f"line {exc.lineno}, column {exc.colno} of the text")
-    start, stop = max(0, exc.pos - 40), exc.pos + 20
-    shown = ("..." if start else "") + exc.doc[start:stop] + ("..." if stop < len(exc.doc) else "")
-    return f"not valid JSON ({exc.msg} at {where}): {shown!r}"
+    return f"not valid JSON ({exc.msg} at {where}): {_around(exc.doc, exc.pos)!r}"
+
+
+def _around(text: str, at: int) -> str:
+    """The 40 characters of ``text`` before ``at`` and the 20 from it, cut with '...'."""
+    start, stop = max(0, at - 40), at + 20
+    return ("..." if start else "") + text[start:stop] + ("..." if stop < len(text) else "")
 
 
 def _count_keys(obj: Any) -> int:

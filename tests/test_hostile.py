@@ -385,11 +385,15 @@ def test_a_line_that_is_not_json_is_shown_where_it_breaks(tmp_path):
     gt.write_text('{"doc_id": "a", "x": 1}\n'
                   '{"doc_id": "b", "x": ' + words + ' "y": 2, "z": [1, 2, 3, 4]}\n'
                   '{"doc_id": "c", "x": }\n')
+    with gt.open("ab") as f:  # Latin-1, not UTF-8: the byte and its place, the text around it
+        f.write('{"doc_id": "d", "x": "ÉTÉ"}\n'.encode("latin-1"))
     errors = evaluate(gt, [{"doc_id": "a", "x": 1}]).errors
     assert errors.filter(pl.col("severity") == "error").select("line", "error").rows() == [
         (2, "not valid JSON (Expecting ',' delimiter at column 75): "
             "'..." + "w" * 38 + '" "y": 2, "z": [1, 2, ...\''),  # 40 before, 20 from it
         (3, "not valid JSON (Expecting value at column 22): '{\"doc_id\": \"c\", \"x\": }'"),
+        (4, "not valid JSON (not UTF-8: byte 0xc9 at byte 23): "
+            "'{\"doc_id\": \"d\", \"x\": \"\ufffdT\ufffd\"}'"),
     ]
     cell = pl.DataFrame({"doc_id": ["a"], "json": ['{\n  "x": 1,\n  "y":\n}']})
     errors = evaluate(cell, [{"doc_id": "a", "x": 1}]).errors

@@ -176,7 +176,7 @@ def _read_too_deep(raw: bytes) -> tuple[dict[str, Any] | list[Any], list[str]]:
     ``json.loads`` does. The parts too deep are not checked beyond their brackets and strings.
     ValueError when the root is neither an object nor an array, or the text is not JSON at
     this level."""
-    at = _SPACE.match(raw, 3 if raw.startswith(b"\xef\xbb\xbf") else 0).end()
+    at = _SPACE.match(raw, len(UTF8_BOM) if raw.startswith(UTF8_BOM) else 0).end()
     array = raw[at:at + 1] == b"["
     parts: list[tuple[str | None, Any]] = []
     notes: list[str] = []
@@ -239,7 +239,7 @@ def _value_end(raw: bytes, at: int) -> int:
     return at + int(closed[0]) + 1
 
 
-def not_json(exc: ValueError) -> str:
+def _not_json(exc: ValueError) -> str:
     """The error row of text that is not JSON: the parser's reason, where in the text, and the
     text there (a record's line in its file is the row's own ``line``)."""
     if isinstance(exc, UnicodeDecodeError):  # JSON text is UTF-8
@@ -384,7 +384,7 @@ def iter_records(
         try:
             obj, notes = _parse_json(raw)
         except ValueError as exc:
-            errors.add(side, file, line_no, None, not_json(exc))
+            errors.add(side, file, line_no, None, _not_json(exc))
             continue
         doc_id, has_id, content, problem = _split_record(obj, id_field, content_field)
         if problem:
@@ -442,7 +442,7 @@ def _record_from_text(
     except ValueError as exc:
         if side == "aio":  # raw model text: extraction decides (SPEC §8)
             return Record(doc_id, text, row, has_id)
-        errors.add(side, file, row, doc_id, not_json(exc))
+        errors.add(side, file, row, doc_id, _not_json(exc))
         return None
     document, problem = _content_of(content, content_field)
     if problem:

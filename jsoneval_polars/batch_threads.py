@@ -15,9 +15,12 @@ import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .scorers import Scorer, lexical_token_set, resolve_scorer
+
+if TYPE_CHECKING:
+    import polars as pl
 
 Part = TypeVar("Part")
 Scored = TypeVar("Scored")
@@ -40,6 +43,12 @@ def threads_for(workers: int | None, scorer: Scorer | str | None) -> int:
     if resolve_scorer(scorer) is not lexical_token_set:
         return 1
     return max(1, workers or os.cpu_count() or 1)
+
+
+def batch_slices(plan: pl.DataFrame, size: int) -> Iterator[pl.DataFrame]:
+    """The plan ``size`` rows at a time; one empty slice for an empty plan (its batch gives
+    the run's tables their schemas)."""
+    return (plan.slice(start, size) for start in range(0, max(plan.height, 1), size))
 
 
 def balanced_batch_size(n: int, batch_size: int, workers: int) -> int:

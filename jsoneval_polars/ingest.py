@@ -239,9 +239,10 @@ def _value_end(raw: bytes, at: int) -> int:
     return at + int(closed[0]) + 1
 
 
-def _not_json(exc: ValueError) -> str:
-    """The error row of text that is not JSON: the parser's reason, where in the text, and the
-    text there (a record's line in its file is the row's own ``line``)."""
+def not_json(exc: ValueError) -> str:
+    """What is wrong with text that is not JSON: the parser's reason, where in the text, and
+    the text there (a record's line in its file is named beside it: the error row's ``line``,
+    or the message of ``jsoneval runs``)."""
     if isinstance(exc, UnicodeDecodeError):  # JSON text is UTF-8
         before = exc.object[:exc.start].decode("utf-8", "replace")
         text = before + exc.object[exc.start:].decode("utf-8", "replace")
@@ -384,7 +385,7 @@ def iter_records(
         try:
             obj, notes = _parse_json(raw)
         except ValueError as exc:
-            errors.add(side, file, line_no, None, _not_json(exc))
+            errors.add(side, file, line_no, None, not_json(exc))
             continue
         doc_id, has_id, content, problem = _split_record(obj, id_field, content_field)
         if problem:
@@ -442,7 +443,7 @@ def _record_from_text(
     except ValueError as exc:
         if side == "aio":  # raw model text: extraction decides (SPEC §8)
             return Record(doc_id, text, row, has_id)
-        errors.add(side, file, row, doc_id, _not_json(exc))
+        errors.add(side, file, row, doc_id, not_json(exc))
         return None
     document, problem = _content_of(content, content_field)
     if problem:

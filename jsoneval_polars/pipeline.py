@@ -12,7 +12,9 @@ from typing import Any
 
 import polars as pl
 
-from .batch_threads import balanced_batch_size, batch_threads, in_order, thread_pool
+from .batch_threads import (
+    balanced_batch_size, batch_slices, batch_threads, in_order, thread_pool,
+)
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
 from .compressed import reads_compressed
@@ -207,9 +209,8 @@ def evaluate(
             rows, n_read, total = pairs.errors, pairs.n_read, len(pairs)
         threads = batch_threads(workers, semantic_scorer, total, batch_size)
         size = balanced_batch_size(total, batch_size, threads)
-        if plain:  # one empty batch for an empty plan: it gives the tables their schemas
-            parts_in: Iterable[Any] = (plan.slice(start, size)
-                                       for start in range(0, max(total, 1), size))
+        if plain:
+            parts_in: Iterable[Any] = batch_slices(plan, size)
         else:
             parts_in = list(pairs.batches(size)) or [pairs]
             del pairs

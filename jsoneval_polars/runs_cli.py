@@ -29,7 +29,7 @@ import polars as pl
 
 from . import runs
 from .cli import CommandGroup
-from .ingest import InputError
+from .ingest import InputError, not_json
 
 # --- reading and writing --------------------------------------------------------------------
 
@@ -73,11 +73,7 @@ def _unreadable(path: Path) -> str | None:
             try:
                 json.loads(line.rstrip(b"\r\n"))
             except ValueError as exc:
-                reason = (f"{exc.msg} at column {exc.colno}"
-                          if isinstance(exc, json.JSONDecodeError) else str(exc))
-                text = line.decode("utf-8", "replace").strip()
-                shown = text if len(text) <= 80 else text[:77] + "..."
-                return f"{path}, line {number}: not valid JSON ({reason}): {shown!r}"
+                return f"{path}, line {number}: {not_json(exc)}"
     return None
 
 

@@ -43,7 +43,8 @@ from typing import Any
 import polars as pl
 
 from .batch_threads import (
-    InlinePool, balanced_batch_size, batch_threads, in_order, thread_pool, threads_for,
+    InlinePool, balanced_batch_size, batch_slices, batch_threads, in_order, thread_pool,
+    threads_for,
 )
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
@@ -267,10 +268,8 @@ def score_tables(
             return state, errors, {"read_parse": read_s, "write": time.perf_counter() - t,
                                    **batch.timings}
 
-        # one empty batch for an empty plan: it writes every table with its schema
-        size = balanced_batch_size(plan.plan.height, batch_size, threads)
-        slices = (plan.plan.slice(start, size)
-                  for start in range(0, max(plan.plan.height, 1), size))
+        slices = batch_slices(plan.plan,
+                              balanced_batch_size(plan.plan.height, batch_size, threads))
         done = 0
         with thread_pool(threads) as pool:
             for rows, (state, errors, laps) in in_order(pool, score_part, slices, 2 * threads):

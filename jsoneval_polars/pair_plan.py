@@ -29,7 +29,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.ipc
 
-from .ingest import ErrorRows, pair_records
+from .ingest import SCAN_SCHEMA, ErrorRows, pair_records
 
 # records per side per bucket. Pairing 1M records a side takes ~150 MB (records of both sides
 # and the plan); the scan's worker batches need about 1 GB beside it (benchmarks/scale.py)
@@ -53,7 +53,8 @@ class PairPlan:
         self.n_records = dict.fromkeys(SIDES, 0)
         self.n_pairs = 0
         self._parts: dict[str, list[pl.DataFrame]] = {s: [] for s in SIDES}
-        self._schema: dict[str, pl.DataType] = {}
+        # the scan's columns, also when no chunk comes (two empty files)
+        self._schema: dict[str, pl.DataType] = dict(SCAN_SCHEMA)
         self._writers: dict[tuple[str, int], pa.ipc.RecordBatchFileWriter] = {}
         self._plans: list[pl.DataFrame | Path] = []
 
@@ -80,7 +81,6 @@ class PairPlan:
     def add(self, side: str, table: pl.DataFrame) -> None:
         """The next chunk of ``side``'s records, in line order."""
         self.has_id[side] |= bool(table["has_id"].any())
-        self._schema = self._schema or dict(table.schema)
         self.n_records[side] += table.height
         if not self.spilled:
             self._parts[side].append(table)

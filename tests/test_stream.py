@@ -155,10 +155,12 @@ def test_stream_metadata_columns(tmp_path):
     assert streamed.documents["model"].to_list() == whole.documents["model"].to_list()
 
 
-def test_stream_empty_inputs(tmp_path):
+@pytest.mark.parametrize("gt_text, aio_text", [("", "\n"), ("", ""), ("\n", "")])
+def test_stream_empty_inputs(tmp_path, gt_text, aio_text):
+    """No record on either side, down to two files of no bytes (no chunk is scanned)."""
     gt, aio = tmp_path / "gt.ndjson", tmp_path / "aio.ndjson"
-    gt.write_text("")
-    aio.write_text("\n")
+    gt.write_text(gt_text)
+    aio.write_text(aio_text)
     streamed = score_files(gt, aio, tmp_path / "o")
     whole = evaluate(gt, aio)
     assert streamed.summary["n_documents"] == 0

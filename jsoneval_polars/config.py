@@ -10,6 +10,7 @@ import difflib
 import functools
 import json
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
@@ -354,12 +355,15 @@ def _is_plain_strategy_map(raw: Mapping[str, Any]) -> bool:
     )
 
 
-def parse_config(raw: Mapping[str, Any] | Config | None) -> Config:
-    """Validate a config mapping (SPEC §11) and return a frozen :class:`Config`."""
+def parse_config(raw: Mapping[str, Any] | Config | str | os.PathLike | None) -> Config:
+    """Validate a config mapping (SPEC §11) and return a frozen :class:`Config`; a path is
+    a config file, read by :func:`load_config`."""
     if raw is None:
         return Config()
     if isinstance(raw, Config):
         return raw
+    if isinstance(raw, (str, os.PathLike)):
+        return load_config(raw)
     if not isinstance(raw, Mapping):
         raise ConfigError(f"config must be a JSON object; got {type(raw).__name__}")
     if _is_plain_strategy_map(raw):

@@ -128,7 +128,7 @@ def evaluate(
     gt: Any,
     aio: Any,
     *,
-    config: Config | dict | None = None,
+    config: Config | dict | str | Path | None = None,
     id_field: str | None = None,
     content_field: str | tuple[str | None, str | None] | None = None,
     json_column: str | None = None,
@@ -147,7 +147,9 @@ def evaluate(
 
     ``gt`` and ``aio`` are NDJSON / JSON-array / Parquet / Arrow file paths, lists of records
     (dicts carrying ``id_field``, or bare documents paired by position), or Polars/Arrow tables
-    with an id column and one JSON-text or struct column (``json_column``). ``safety`` is a
+    with an id column and one JSON-text or struct column (``json_column``). ``config`` is a
+    mapping (SPEC §11), a :class:`Config` or the path of a JSON, YAML or TOML config file
+    (:func:`load_config`). ``safety`` is a
     mapping doc_id -> score, a table (doc_id, safety) or a callable (gt, aio) -> score.
     ``content_field`` names the record member holding the document, for both sides or as a
     (gt, aio) pair; an AIO document that is a string is raw model text (SPEC §8).

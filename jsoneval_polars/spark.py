@@ -369,7 +369,7 @@ def evaluate_spark(
     gt: DataFrame,
     aio: DataFrame | None = None,
     *,
-    config: Config | dict | None = None,
+    config: Config | dict | str | Path | None = None,
     id_field: str | None = None,
     json_column: str | tuple[str, str] | None = None,
     safety_column: str | None = None,

@@ -360,6 +360,23 @@ def test_config_errors_name_the_key(raw, message):
         parse_config(raw)
 
 
+def test_a_config_path_is_read_as_the_file(tmp_path):
+    """config= takes a config file's path (str or Path) as the command line's --config does:
+    the run equals the one given the parsed mapping."""
+    raw = {"default_text_strategy": "FUZZY", "fuzzy_threshold": 0.9,
+           "field_strategies": {"total": "NUMERIC"}}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(raw))
+    gt = [{"doc_id": "a", "name": "Acme Corp", "total": 10}]
+    aio = [{"doc_id": "a", "name": "ACME Corp.", "total": "10.0"}]
+    expected = evaluate(gt, aio, config=raw).fields
+    assert parse_config(str(path)) == parse_config(raw)
+    for given_as in (str(path), path):
+        assert_frame_equal(evaluate(gt, aio, config=given_as).fields, expected)
+    with pytest.raises(ConfigError, match="cannot read config file"):
+        evaluate(gt, aio, config=tmp_path / "missing.json")
+
+
 def test_seed000_plain_strategy_file_is_field_strategies(tmp_path):
     cfg = parse_config({"name": "FUZZY", "bio": "IGNORE"})
     strategies = {k: v.value for k, v in cfg.field_strategies.items()}

@@ -85,7 +85,8 @@ _opt = click.option
 @_opt("--id-field", help="id member of each record (default: doc_id)")
 @_opt("--gt-field", help="GT member holding the document (default: the rest)")
 @_opt("--aio-field", help="AIO member holding the document or raw model text")
-@_opt("--json-column", help="JSON-text or struct column of a Parquet/Arrow input")
+@_opt("--json-column", help="JSON-text or struct column of a Parquet/Arrow input; '*': "
+      "every column besides the id and --meta is a field of the document")
 @_opt("--safety", help="file with doc_id and safety columns (NDJSON/CSV/Parquet)")
 @_opt("--semantic-scorer", type=click.Choice(["lexical", "embedding"]), default="lexical",
       show_default=True, help="SEMANTIC scorer: lexical token-set, or a sentence-embedding model")

@@ -418,13 +418,18 @@ def _json_column(table: pl.DataFrame, side: Side, id_field: str, json_column: st
     if json_column is None:
         others = [c for c in table.columns if c != id_field]
         if len(others) != 1:
-            raise InputError(
-                f"{side} table: name the JSON column (json_column=...); columns are {table.columns}"
-            )
+            raise InputError(f"{side} table: name the JSON column (json_column=...); columns are "
+                             f"{table.columns}{_one_column_per_field(id_field)}")
         json_column = others[0]
     if json_column not in table.columns:
         raise InputError(f"{side} table has no column '{json_column}'; columns: {table.columns}")
     return json_column
+
+
+def _one_column_per_field(id_field: str) -> str:
+    """How a table with one column per field becomes one with a document column."""
+    return (f". A column per field? Pack them into one struct column: "
+            f"table.select({id_field!r}, pl.struct(pl.exclude({id_field!r})).alias('document'))")
 
 
 def _record_from_text(
@@ -480,9 +485,8 @@ def _records_from_table(
                 continue
             out.append(Record(doc_id, content, i, has_id, parsed=cell))
     else:
-        raise InputError(
-            f"{side} column '{json_column}' must hold JSON text or structs; got {col.dtype}"
-        )
+        raise InputError(f"{side} column '{json_column}' must hold JSON text or structs; got "
+                         f"{col.dtype}{_one_column_per_field(id_field)}")
     if metas:
         for r in out:
             r.meta = metas[r.line - 1]
@@ -505,24 +509,59 @@ def read_once(source: Any) -> Any:
     return source
 
 
-def table_source(source: Any, *, by_batch: bool = False
+def table_source(source: Any, *, by_batch: bool = False, side: Side = "gt",
+                 rows: tuple[str, Sequence[str]] | None = None,
                  ) -> tuple[pl.DataFrame | TableFile, str | None] | None:
     """A table input as a DataFrame and its file name (None in memory): a Parquet or Arrow IPC
     file, a Polars frame, any Arrow producer; None for other inputs. With ``by_batch``, a file
     pyarrow opens is a :class:`table_texts.TableFile`, read a column and a record batch at a
-    time (one it cannot open is read whole, which names the problem as before)."""
+    time (one it cannot open is read whole, which names the problem as before). With
+    ``rows`` (id field, metadata names: ``json_column="*"``), the table is read whole and its
+    other columns become one JSON-text column :data:`ROW_DOCUMENT` (:func:`_rows_as_documents`)."""
     if isinstance(source, str | Path):
         path = Path(source)
         suffix = path.suffix.lower()
         if not path.is_file() or suffix not in (".parquet", ".arrow", ".ipc", ".feather"):
             return None
-        if by_batch:
+        if by_batch and rows is None:
             with contextlib.suppress(Exception):
                 return TableFile(path), str(path)
         read = pl.read_parquet if suffix == ".parquet" else pl.read_ipc
-        return read(path), str(path)
-    source = read_once(source)
-    return (source, None) if isinstance(source, pl.DataFrame) else None
+        table, name = read(path), str(path)
+    else:
+        table, name = read_once(source), None
+        if not isinstance(table, pl.DataFrame):
+            return None
+    return (table if rows is None else _rows_as_documents(table, side, *rows)), name
+
+
+#: ``json_column`` value for a table whose columns are the document's members (one per
+#: field, as a flat extraction table has them), and the JSON-text column they become.
+ROW_COLUMNS, ROW_DOCUMENT = "*", "document"
+
+
+def _rows_as_documents(table: pl.DataFrame, side: Side, id_field: str,
+                       metadata: Sequence[str]) -> pl.DataFrame:
+    """The id and metadata columns of ``table``, and each row's other columns as one JSON
+    object (Polars' ``json_encode``): a null cell is a null member, a date or time its ISO
+    text, a decimal its text, a NaN or infinite float null (docs/DECISIONS.md 105)."""
+    labels = [c for c in (id_field, *metadata) if c in table.columns]
+    members = [c for c in table.columns if c not in labels]
+    if not members:
+        raise InputError(f"{side} table has no column to score besides {labels}")
+    for name in members:
+        if _holds_bytes(table.schema[name]):
+            raise InputError(f"{side} column '{name}' holds {table.schema[name]}, which a JSON "
+                             "document cannot hold: drop it, or decode it to text first")
+    return table.select(*labels, pl.struct(members).struct.json_encode().alias(ROW_DOCUMENT))
+
+
+def _holds_bytes(dtype: pl.DataType) -> bool:
+    if isinstance(dtype, pl.Struct):
+        return any(_holds_bytes(f.dtype) for f in dtype.fields)
+    if isinstance(dtype, pl.List | pl.Array):
+        return _holds_bytes(dtype.inner)
+    return dtype in (pl.Binary, pl.Object)
 
 
 def read_records(
@@ -532,15 +571,18 @@ def read_records(
     id_field: str,
     content_field: str | None = None,
     json_column: str | None = None,
+    metadata: Sequence[str] = (),
     errors: ErrorRows,
 ) -> tuple[list[Record], str | None]:
     """Records of one input and the file name used in error rows."""
+    rows = (id_field, metadata) if json_column == ROW_COLUMNS else None
+    json_column = ROW_DOCUMENT if rows else json_column
     if isinstance(source, str | Path):
         path = Path(source)
         name = str(path)
         if not path.is_file():
             raise InputFileError(f"{side} input {name} does not exist or is not a file")
-        table = table_source(path)
+        table = table_source(path, side=side, rows=rows)
         if table is not None:
             return _records_from_table(table[0], side, id_field, json_column, errors,
                                        content_field, name), name
@@ -573,7 +615,7 @@ def read_records(
         lines = enumerate(data.split(b"\n"), start=1)
         recs = list(iter_records(lines, side, name, id_field, content_field, errors))
         return recs, name
-    table = table_source(source)
+    table = table_source(source, side=side, rows=rows)
     if table is not None:
         return _records_from_table(table[0], side, id_field, json_column, errors,
                                    content_field), None
@@ -826,7 +868,7 @@ def pair_inputs(
     for side, fld, source in (("gt", gt_field, gt), ("aio", aio_field, aio)):
         recs[side], files[side] = read_records(
             source, side, id_field=id_field, content_field=fld, json_column=json_column,
-            errors=errors,
+            metadata=metadata, errors=errors,
         )
         if metadata:
             take_metadata(recs[side], metadata, fld is None, files[side])
@@ -1265,8 +1307,10 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
     from .flatten import KERNEL
 
     by_batch = spill is not None
-    sources = {"gt": table_source(gt, by_batch=by_batch),
-               "aio": table_source(aio, by_batch=by_batch)}
+    rows = (id_field, metadata) if json_column == ROW_COLUMNS else None
+    json_column = ROW_DOCUMENT if rows else json_column
+    sources = {side: table_source(source, by_batch=by_batch, side=side, rows=rows)
+               for side, source in (("gt", gt), ("aio", aio))}
     fields = content_fields(content_field)
     if KERNEL != "native" or None in sources.values() or set(fields) & set(metadata):
         return None

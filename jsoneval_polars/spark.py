@@ -44,6 +44,7 @@ from .core import needs_documents, score_batch
 from .counts import RunState, run_state
 from .ingest import (
     InputError,
+    ROW_COLUMNS,
     Pairs,
     content_fields,
     metadata_names,
@@ -431,6 +432,12 @@ def evaluate_spark(
         raise ValueError(f"num_partitions must be >= 1; got {num_partitions}")
     by = list(by)
     metadata = metadata_names(metadata, by, id_field=id_field)
+    if ROW_COLUMNS in ((json_column,) if isinstance(json_column, str) else json_column or ()):
+        raise InputError(
+            f"json_column={ROW_COLUMNS!r} (a column per field) is read by evaluate() and "
+            "jsoneval score; in Spark, make one JSON column of them with "
+            "pyspark.sql.functions.to_json(struct(...)), option ignoreNullFields=false"
+        )
     if aio is None:
         gt_col, aio_col = _two_names(json_column, ("gt", "aio"))
         _check_columns(gt, "pairs", id_field, [gt_col, aio_col], safety_column)

@@ -377,6 +377,108 @@ def test_a_config_path_is_read_as_the_file(tmp_path):
         evaluate(gt, aio, config=tmp_path / "missing.json")
 
 
+# ----------------------------------------------------------------------------------------------
+# A table with a column per field (json_column="*", DECISIONS 105)
+
+
+def _flat_tables() -> tuple[pl.DataFrame, pl.DataFrame, list[dict], list[dict]]:
+    """Two flat tables, and the records they stand for, written out by hand: a date is its
+    ISO text, an empty cell and a NaN are null members, a list column is a list; ``model`` is
+    metadata, not a member."""
+    import datetime as dt
+
+    gt = pl.DataFrame({
+        "doc_id": ["a", "b", "c"], "model": ["m1", "m2", "m1"],
+        "vendor": ["Acme Corp", "Bolt Ltd", None], "total": [10.5, 3.0, float("nan")],
+        "issued": [dt.date(2024, 1, 2), dt.date(2024, 2, 3), None],
+        "tags": [["x", "y"], [], None],
+    })
+    aio = pl.DataFrame({
+        "doc_id": ["b", "a", "c"], "model": ["m2", "m1", "m1"],
+        "vendor": ["Bolt Ltd", "ACME Corp.", "Cog"], "total": [4.0, 10.5, 1.0],
+        "issued": [dt.date(2024, 2, 3), dt.date(2024, 1, 3), None],
+        "tags": [[], ["x"], ["z"]],
+    })
+    gt_records = [
+        {"doc_id": "a", "model": "m1", "vendor": "Acme Corp", "total": 10.5,
+         "issued": "2024-01-02", "tags": ["x", "y"]},
+        {"doc_id": "b", "model": "m2", "vendor": "Bolt Ltd", "total": 3.0,
+         "issued": "2024-02-03", "tags": []},
+        {"doc_id": "c", "model": "m1", "vendor": None, "total": None, "issued": None,
+         "tags": None},
+    ]
+    aio_records = [
+        {"doc_id": "b", "model": "m2", "vendor": "Bolt Ltd", "total": 4.0,
+         "issued": "2024-02-03", "tags": []},
+        {"doc_id": "a", "model": "m1", "vendor": "ACME Corp.", "total": 10.5,
+         "issued": "2024-01-03", "tags": ["x"]},
+        {"doc_id": "c", "model": "m1", "vendor": "Cog", "total": 1.0, "issued": None,
+         "tags": ["z"]},
+    ]
+    return gt, aio, gt_records, aio_records
+
+
+_FLAT_CONFIG = {"default_text_strategy": "FUZZY", "field_strategies": {"total": "NUMERIC"}}
+
+
+def test_a_table_with_a_column_per_field_scores_its_rows_as_records():
+    gt, aio, gt_records, aio_records = _flat_tables()
+    flat = evaluate(gt, aio, json_column="*", metadata=["model"], config=_FLAT_CONFIG)
+    records = evaluate(gt_records, aio_records, metadata=["model"], config=_FLAT_CONFIG)
+    for table in ("documents", "fields", "counts"):
+        assert_frame_equal(getattr(flat, table), getattr(records, table))
+    assert set(flat.fields["path"]) == {"vendor", "total", "issued", "tags"}
+    assert flat.fields["model"].to_list() == records.fields["model"].to_list()
+
+
+def test_a_flat_parquet_file_through_every_table_driver(tmp_path):
+    """The command line (score_tables) and evaluate() read a flat Parquet file alike, and a
+    bad row's error names the file and row."""
+    gt, aio, gt_records, aio_records = _flat_tables()
+    gt = pl.concat([gt, gt.head(1)])  # row 4 repeats doc a
+    gt.write_parquet(tmp_path / "gt.parquet")
+    aio.write_parquet(tmp_path / "aio.parquet")
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(_FLAT_CONFIG))
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "jsoneval_polars", "score", "--gt", str(tmp_path / "gt.parquet"),
+         "--aio", str(tmp_path / "aio.parquet"), "--json-column", "*", "--meta", "model",
+         "--config", str(config), "--out", str(out), "--quiet"],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    records = evaluate(gt_records, aio_records, metadata=["model"], config=_FLAT_CONFIG)
+    written = pl.read_parquet(out / "fields" / "*.parquet").sort("doc_id", "path")
+    assert_frame_equal(written, records.fields.sort("doc_id", "path"), check_dtypes=False)
+    errors = pl.read_parquet(out / "errors" / "*.parquet")
+    assert errors.select("source", "doc_id", "line", "file").rows() == [
+        ("gt", "a", 4, str(tmp_path / "gt.parquet"))]
+    in_memory = evaluate(tmp_path / "gt.parquet", tmp_path / "aio.parquet", json_column="*",
+                         metadata=["model"], config=_FLAT_CONFIG)
+    assert_frame_equal(in_memory.fields, records.fields)
+
+
+def test_a_column_per_field_refuses_bytes_and_an_empty_row():
+    with pytest.raises(InputError, match="gt column 'raw' holds Binary, which a JSON document "
+                                         "cannot hold"):
+        evaluate(pl.DataFrame({"doc_id": ["a"], "raw": [b"\x00"]}), [{"doc_id": "a"}],
+                 json_column="*")
+    with pytest.raises(InputError, match=r"aio table has no column to score besides "
+                                         r"\['doc_id', 'model'\]"):
+        evaluate([{"doc_id": "a"}], pl.DataFrame({"doc_id": ["a"], "model": ["m"]}),
+                 json_column="*", metadata=["model"])
+
+
+def test_a_table_without_a_json_column_is_told_how_to_make_one():
+    flat = pl.DataFrame({"doc_id": ["a"], "x": [1], "y": ["q"]})
+    with pytest.raises(InputError, match=r"name the JSON column.*A column per field\? Pack"):
+        evaluate(flat, flat)
+    with pytest.raises(InputError, match=r"column 'x' must hold JSON text or structs; got "
+                                         r"Int64\. A column per field"):
+        evaluate(flat.drop("y"), flat.drop("y"))
+
+
 def test_seed000_plain_strategy_file_is_field_strategies(tmp_path):
     cfg = parse_config({"name": "FUZZY", "bio": "IGNORE"})
     strategies = {k: v.value for k, v in cfg.field_strategies.items()}

@@ -439,6 +439,9 @@ def test_bad_arguments_fail_on_the_driver(spark):
         evaluate_spark(gt, structs)
     with pytest.raises(ConfigError, match="fuzzy_threshold"):
         evaluate_spark(gt, gt, config={"fuzzy_treshold": 0.5})
+    for columns in ("*", ("json", "*")):  # a column per field: evaluate() reads those
+        with pytest.raises(InputError, match=r"json_column='\*'.*to_json\(struct"):
+            evaluate_spark(gt, gt, json_column=columns)
 
 
 def test_command_line_spark_score(spark, tmp_path, capsys):

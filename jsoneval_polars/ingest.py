@@ -427,9 +427,9 @@ def _json_column(table: pl.DataFrame, side: Side, id_field: str, json_column: st
 
 
 def _one_column_per_field(id_field: str) -> str:
-    """How a table with one column per field becomes one with a document column."""
-    return (f". A column per field? Pack them into one struct column: "
-            f"table.select({id_field!r}, pl.struct(pl.exclude({id_field!r})).alias('document'))")
+    """How a table with one column per field is read."""
+    return (f". A column per field? json_column='*' (--json-column '*') reads each row's "
+            f"columns besides {id_field!r} as its document")
 
 
 def _record_from_text(

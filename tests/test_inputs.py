@@ -472,7 +472,8 @@ def test_a_column_per_field_refuses_bytes_and_an_empty_row():
 
 def test_a_table_without_a_json_column_is_told_how_to_make_one():
     flat = pl.DataFrame({"doc_id": ["a"], "x": [1], "y": ["q"]})
-    with pytest.raises(InputError, match=r"name the JSON column.*A column per field\? Pack"):
+    with pytest.raises(InputError, match=r"name the JSON column.*A column per field\? "
+                                         r"json_column='\*' \(--json-column '\*'\) reads"):
         evaluate(flat, flat)
     with pytest.raises(InputError, match=r"column 'x' must hold JSON text or structs; got "
                                          r"Int64\. A column per field"):

@@ -287,7 +287,8 @@ def _confidence_rows(path: str, records: object, id_field: str) -> pl.DataFrame:
 
 def warn_names(args, errors) -> None:
     """The warnings about names only the data reveals (a field_strategies entry or a metadata
-    name that occurs nowhere), one line each on stderr, besides their rows in ``errors``."""
+    name that occurs nowhere, an id field no record has), one line each on stderr, besides
+    their rows in ``errors``."""
     if args.quiet:
         return
     from .terminal import escape

@@ -828,6 +828,13 @@ def pair_records(
         aio_only = kept["aio"].join(kept["gt"], on="doc_id", how="anti", maintain_order="left")
         plan = pl.concat([both, aio_only], how="diagonal")
     else:
+        unkeyed = [name for name, t in (("GT", gt), ("AIO", aio)) if not t["has_id"].any()]
+        if gt.height and aio.height:  # a misspelt id field pairs by position, never silently
+            keyed = " under the GT's ids" if unkeyed == ["AIO"] else (
+                " under the AIO's ids" if unkeyed == ["GT"] else "")
+            errors.add("config", None, None, None,
+                       f"no {' or '.join(unkeyed)} record has '{id_field}': the documents are "
+                       f"paired by position (line order){keyed}", severity="warning")
         n = max(gt.height, aio.height)
         sides = [
             t.select(*[pl.col(c).alias(f"{s}_{c}") for c in ("doc_id", *payload)])

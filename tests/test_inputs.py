@@ -183,17 +183,44 @@ def test_gt_root_not_object_is_an_error():
     r = evaluate([{"doc_id": "a", "x": 1}, [1, 2]], [{"doc_id": "a", "x": 1}])
     assert r.errors.filter(pl.col("source") == "gt").height == 1
     r = evaluate(["text", {"x": 1}], [{"x": 1}, {"x": 1}])  # positional
-    assert "GT root must be a JSON object; got a string" in r.errors["error"][0]
+    gt_rows = r.errors.filter(pl.col("source") == "gt")
+    assert gt_rows.height == 1
+    assert "GT root must be a JSON object; got a string" in gt_rows["error"][0]
     assert r.documents["doc_id"].to_list() == ["1"]
 
 
 def test_positional_pairing_and_one_sided_ids():
+    """Pairing by position is said in one warning row (DECISIONS 106)."""
     r = evaluate([{"x": 1}, {"x": 2}], [{"x": 1}, {"x": 3}, {"x": 4}])
     assert r.documents["doc_id"].to_list() == ["0", "1", "2"]
     assert r.documents["gt_present"].to_list() == [True, True, False]
+    assert r.errors.select("source", "error", "severity").rows() == [(
+        "config", "no GT or AIO record has 'doc_id': the documents are paired by position "
+        "(line order)", "warning")]
+    assert r.summary["n_warnings"] == 1 and r.summary["n_errors"] == 0
     r = evaluate([{"doc_id": "a", "x": 1}, {"doc_id": "b", "x": 2}], [{"x": 1}, {"x": 2}])
     assert r.documents["doc_id"].to_list() == ["a", "b"]
     assert r.summary["mean_accuracy"] == 1.0
+    assert r.errors["error"].to_list() == [
+        "no AIO record has 'doc_id': the documents are paired by position (line order) under "
+        "the GT's ids"]
+    # a misspelt --id-field: the command says so on stderr
+    keyed = evaluate([{"doc_id": "a", "x": 1}], [{"doc_id": "a", "x": 1}], id_field="docid")
+    assert keyed.errors["error"].to_list() == [
+        "no GT or AIO record has 'docid': the documents are paired by position (line order)"]
+    assert evaluate([{"doc_id": "a", "x": 1}], [{"doc_id": "a", "x": 1}]).errors.height == 0
+
+
+def test_the_command_prints_the_pairing_by_position(tmp_path):
+    gt = _write(tmp_path / "g.ndjson", ['{"doc_id":"a","x":1}'])
+    done = subprocess.run(
+        [sys.executable, "-m", "jsoneval_polars", "score", "--gt", str(gt), "--aio", str(gt),
+         "--id-field", "docid", "--out", str(tmp_path / "o")],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert ("jsoneval: warning: no GT or AIO record has 'docid': the documents are paired by "
+            "position (line order)") in done.stderr
 
 
 def test_one_sided_documents_are_scored_and_flagged():
@@ -608,8 +635,10 @@ def test_array_roots_are_scored_as_the_list_named_dollar(tmp_path):
                  [{"doc_id": str(i), "out": aio_items} for i in range(2)],
                  content_field="out", config=config),
     ]
-    for run in runs:
-        assert run.errors.height == 0
+    by_position = ["no GT or AIO record has 'doc_id': the documents are paired by position "
+                   "(line order)"]
+    for run, rows in zip(runs, (by_position, by_position, []), strict=True):
+        assert run.errors["error"].to_list() == rows  # bare arrays carry no id: by position
         assert run.fields.equals(by_hand.fields)
         assert run.attributes.equals(by_hand.attributes)
     # hand-counted: both SKUs align; A1's quantity differs (2 against 3)

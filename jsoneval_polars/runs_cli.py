@@ -41,16 +41,31 @@ def read_runs(path: str | Path) -> pl.LazyFrame:
     if not p.is_file():
         raise InputError(f"{path} does not exist or is not a file")
     suffix = p.suffix.lower()
+    if suffix != ".parquet" and not _holds_text(p):
+        raise InputError(f"{path}: the runs file is empty")
     try:
         if suffix == ".parquet":
             return pl.scan_parquet(p)
         if suffix == ".csv":
             return pl.scan_csv(p, try_parse_dates=True)
         if suffix == ".json":
-            return pl.read_json(p).lazy()
+            runs_read = pl.read_json(p)
+            if not runs_read.width:
+                raise InputError(f"{path}: the runs file holds no runs")
+            return runs_read.lazy()
         return pl.scan_ndjson(p)
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise InputError(_unreadable(p) or f"{path}: cannot read runs: {exc}") from None
+
+
+def _holds_text(path: Path) -> bool:
+    """Whether the file holds anything but whitespace (Polars names an empty NDJSON file's
+    problem as its type inference: "could not infer data-type")."""
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 16):
+            if chunk.strip():
+                return True
+    return False
 
 
 def _unreadable(path: Path) -> str | None:
@@ -63,9 +78,12 @@ def _unreadable(path: Path) -> str | None:
         if path.suffix.lower() == ".json":
             try:
                 json.loads(f.read())
+            except json.JSONDecodeError as exc:  # shown as a bad line of an NDJSON file is
+                line = exc.doc.splitlines()[exc.lineno - 1] if exc.doc else ""
+                return (f"{path}, line {exc.lineno}: "
+                        + not_json(json.JSONDecodeError(exc.msg, line, exc.colno - 1)))
             except ValueError as exc:
-                line = getattr(exc, "lineno", None)
-                return f"{path}" + (f", line {line}" if line else "") + f": not valid JSON: {exc}"
+                return f"{path}: {not_json(exc)}"
             return None
         for number, line in enumerate(f, start=1):
             if not line.strip():

@@ -390,7 +390,16 @@ def test_cli_usage_errors_exit_2_and_bad_input_exit_1(tmp_path, capsys):
     array = tmp_path / "bad.json"
     array.write_text('[{"a": 1},\n {"a": }]')
     code, _, err = _run(capsys, "runs", "rubric", str(array), "--weights", "a=1", "--out", out)
-    assert code == 1 and f"{array}, line 2: not valid JSON: Expecting value" in err
+    assert code == 1 and err == (f"jsoneval: input error: {array}, line 2: not valid JSON "
+                                 "(Expecting value at column 8): ' {\"a\": }]'\n")
+    for empty, text in (("empty.ndjson", ""), ("blank.ndjson", "\n \n"), ("empty.csv", "")):
+        (tmp_path / empty).write_text(text)  # Polars: "could not infer data-type"
+        code, _, err = _run(capsys, "runs", "tools", str(tmp_path / empty), "--out", out)
+        assert code == 1
+        assert err == f"jsoneval: input error: {tmp_path / empty}: the runs file is empty\n"
+    (tmp_path / "none.json").write_text("[]")
+    code, _, err = _run(capsys, "runs", "tools", str(tmp_path / "none.json"), "--out", out)
+    assert code == 1 and err.endswith("none.json: the runs file holds no runs\n")
     mixed = tmp_path / "mixed.ndjson"
     mixed.write_text('{"run_id": "r1", "tools_used": ["a"], "tools_expected": ["a"]}\n'
                      '{"run_id": "r2", "tools_used": "a", "tools_expected": ["a"]}\n')

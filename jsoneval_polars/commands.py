@@ -110,7 +110,7 @@ def _sql(args: SimpleNamespace) -> int:
         frame = query_results(run, args.query, database=args.database)
     except FileNotFoundError as exc:
         return _fail(str(exc))
-    except duckdb.Error as exc:
+    except (duckdb.Error, ValueError) as exc:
         return _fail(f"SQL: {str(exc).splitlines()[0]}")
     if args.json_:
         sys.stdout.write(frame.write_json() + "\n")

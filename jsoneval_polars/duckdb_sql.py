@@ -176,10 +176,19 @@ def query_results(source: ResultSource, sql: str, *, database: str | None = None
     """
     import duckdb
 
+    if not sql.strip():
+        raise ValueError("the query is empty")
     con = duckdb.connect(database, read_only=True) if database else duckdb.connect()
     try:
-        register(con, source)
-        rel = con.sql(sql)
+        names = register(con, source)
+        try:
+            rel = con.sql(sql)
+        except duckdb.CatalogException as exc:
+            if "Table with name" not in str(exc):
+                raise
+            # a misspelt table: name the run's own (DuckDB's own hint is a second line)
+            raise duckdb.CatalogException(
+                f"{str(exc).splitlines()[0]} The run's tables: {', '.join(names)}") from None
         if rel is None:
             return pl.DataFrame()
         out = pl.from_arrow(rel.to_arrow_table())

@@ -228,6 +228,10 @@ def test_cli_sql_reports_bad_sql_and_bad_directories_in_one_line(results_dir, tm
     bad = _cli("sql", results_dir, "SELECT * FROM nowhere")
     assert bad.returncode == 2
     assert bad.stderr.startswith("jsoneval: error: SQL:") and len(bad.stderr.splitlines()) == 1
+    assert bad.stderr.rstrip().endswith(
+        "The run's tables: documents, fields, attributes, alignments, errors, counts, summary")
+    empty = _cli("sql", results_dir, "  ")
+    assert empty.returncode == 2 and empty.stderr == "jsoneval: error: SQL: the query is empty\n"
     missing = _cli("sql", tmp_path / "nope", "SELECT 1")
     assert missing.returncode == 2 and "does not exist" in missing.stderr
 

@@ -26,6 +26,15 @@ Part = TypeVar("Part")
 Scored = TypeVar("Scored")
 
 
+def check_batching(batch_size: int, workers: int | None) -> None:
+    """A run's batch size and worker count, as the command line checks them (0 workers was
+    taken for the default, and 0 pairs a batch for 1)."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1; got {batch_size}")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1 (None: one per core); got {workers}")
+
+
 def batch_threads(workers: int | None, scorer: Scorer | str | None, n_pairs: int,
                   batch_size: int) -> int:
     """Threads for a run's batches: :func:`threads_for`, and one for a single batch.

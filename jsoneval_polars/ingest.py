@@ -1412,13 +1412,20 @@ def _as_python_str(column: pl.Series) -> pl.Series:
                      dtype=pl.String)
 
 
-def metadata_names(metadata: Sequence[str], by: Sequence[str] = (),
+def metadata_names(metadata: str | Sequence[str], by: str | Sequence[str] = (),
                    partition_by: str | None = None, *, id_field: str) -> list[str]:
     """A run's metadata columns: those named, then the slices' and the partition's (a slice
-    or a partition needs its column), each once, checked."""
-    names = list(dict.fromkeys([*metadata, *by, *([partition_by] if partition_by else [])]))
+    or a partition needs its column), each once, checked. One name may be given as a string
+    (``metadata="model"`` is one column, not five of one letter)."""
+    names = list(dict.fromkeys([*name_list(metadata), *name_list(by),
+                                *([partition_by] if partition_by else [])]))
     check_metadata_names(names, id_field)
     return names
+
+
+def name_list(names: str | Sequence[str]) -> list[str]:
+    """Names given as a list, or one name as a string (not a sequence of letters)."""
+    return [names] if isinstance(names, str) else list(names)
 
 
 def check_metadata_names(metadata: Sequence[str], id_field: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from .batch_threads import (
-    balanced_batch_size, batch_slices, batch_threads, in_order, thread_pool,
+    balanced_batch_size, batch_slices, batch_threads, check_batching, in_order, thread_pool,
 )
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
@@ -24,9 +24,9 @@ from .core import (
 )
 from .counts import RunState, merge_states, run_state
 from .ingest import (
-    check_metadata_names,
     content_fields,
     is_ndjson,
+    metadata_names,
     pair_inputs,
     plan_ndjson,
     plan_tables,
@@ -174,6 +174,7 @@ def evaluate(
     """
     cfg = parse_config(config)
     check_confidence_sources(cfg, confidence)
+    check_batching(batch_size, workers)
     started, clock = now(), Clock(progress)
     t = time.perf_counter()
     clock.start("read")
@@ -184,7 +185,7 @@ def evaluate(
     # (metadata and content members too, from NDJSON lines; a table's may be its own columns)
     plain = not needs_documents(cfg, safety)
     reader = {"strict": strict, "empty_containers_are_null": cfg.empty_containers_are_null}
-    check_metadata_names(metadata, id_field)
+    metadata = metadata_names(metadata, id_field=id_field)
     fields = content_fields(content_field)
     with collector_paused():
         if plain and is_ndjson(gt) and is_ndjson(aio):  # read as the files driver: ids first

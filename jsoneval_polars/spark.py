@@ -48,6 +48,7 @@ from .ingest import (
     Pairs,
     content_fields,
     metadata_names,
+    name_list,
     pair_inputs,
     plan_tables,
     screen_keyed_rows,
@@ -430,7 +431,7 @@ def evaluate_spark(
         raise ValueError(f"chunk_rows must be >= 1; got {chunk_rows}")
     if num_partitions is not None and num_partitions < 1:
         raise ValueError(f"num_partitions must be >= 1; got {num_partitions}")
-    by = list(by)
+    by = name_list(by)
     metadata = metadata_names(metadata, by, id_field=id_field)
     if ROW_COLUMNS in ((json_column,) if isinstance(json_column, str) else json_column or ()):
         raise InputError(

@@ -43,8 +43,8 @@ from typing import Any
 import polars as pl
 
 from .batch_threads import (
-    InlinePool, balanced_batch_size, batch_slices, batch_threads, in_order, thread_pool,
-    threads_for,
+    InlinePool, balanced_batch_size, batch_slices, batch_threads, check_batching, in_order,
+    thread_pool, threads_for,
 )
 from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
@@ -58,6 +58,7 @@ from .ingest import (
     Pairs,
     content_fields,
     metadata_names,
+    name_list,
     ndjson_path,
     plan_tables,
     read_once,
@@ -119,10 +120,11 @@ def score_files(
     """
     cfg = parse_config(config)
     check_confidence_sources(cfg, confidence)
+    check_batching(batch_size, workers)
     id_field = id_field or cfg.id_field
     gt_field, aio_field = content_fields(content_field)
     inputs = {"gt": ndjson_path(gt, "gt"), "aio": ndjson_path(aio, "aio")}
-    metadata = metadata_names(metadata, by, partition_by, id_field=id_field)
+    metadata, by = metadata_names(metadata, by, partition_by, id_field=id_field), name_list(by)
     safety_table = _safety_table(safety)
     started_at = now()
     clock = Clock(progress)
@@ -228,8 +230,9 @@ def score_tables(
     and written whole."""
     cfg = parse_config(config)
     check_confidence_sources(cfg, confidence)
+    check_batching(batch_size, workers)
     id_field = id_field or cfg.id_field
-    metadata = metadata_names(metadata, by, partition_by, id_field=id_field)
+    metadata, by = metadata_names(metadata, by, partition_by, id_field=id_field), name_list(by)
     gt, aio = read_once(gt), read_once(aio)
     plan = None if needs_documents(cfg, safety) else plan_tables(
         gt, aio, id_field=id_field, json_column=json_column, strict=strict, metadata=metadata,

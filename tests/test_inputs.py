@@ -404,6 +404,34 @@ def test_a_config_path_is_read_as_the_file(tmp_path):
         evaluate(gt, aio, config=tmp_path / "missing.json")
 
 
+def test_one_metadata_name_may_be_a_string_and_batches_are_checked(tmp_path):
+    """metadata="model" is one column (it made five, one per letter), in every driver; a
+    batch size or worker count below 1 is refused as on the command line."""
+    from jsoneval_polars.stream import score_files, score_tables
+
+    gt = [{"doc_id": "a", "model": "m1", "x": 1}, {"doc_id": "b", "model": "m2", "x": 2}]
+    aio = [{"doc_id": "a", "model": "m1", "x": 1}, {"doc_id": "b", "model": "m2", "x": 3}]
+    as_list = evaluate(gt, aio, metadata=["model"])
+    assert_frame_equal(evaluate(gt, aio, metadata="model").documents, as_list.documents)
+    paths = [_write(tmp_path / f"{side}.ndjson", [json.dumps(r) for r in records])
+             for side, records in (("gt", gt), ("aio", aio))]
+    files = score_files(*paths, tmp_path / "files", metadata="model", by="model")
+    assert_frame_equal(files.attributes_by("model"), as_list.attributes_by(["model"]))
+    assert (tmp_path / "files" / "attributes_by").is_dir()
+    tables = score_tables(*(pl.DataFrame({"doc_id": [r["doc_id"] for r in records],
+                                          "model": [r["model"] for r in records],
+                                          "json": [json.dumps({"x": r["x"]}) for r in records]})
+                            for records in (gt, aio)),
+                          tmp_path / "tables", json_column="json", by="model")
+    assert tables.documents["model"].to_list() == ["m1", "m2"]
+    for driver in (lambda **kw: evaluate(gt, aio, **kw),
+                   lambda **kw: score_files(*paths, tmp_path / "o", **kw)):
+        with pytest.raises(ValueError, match="batch_size must be at least 1; got 0"):
+            driver(batch_size=0)
+        with pytest.raises(ValueError, match="workers must be at least 1"):
+            driver(workers=0)
+
+
 # ----------------------------------------------------------------------------------------------
 # A table with a column per field (json_column="*", DECISIONS 105)
 

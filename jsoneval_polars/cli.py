@@ -260,19 +260,20 @@ def _confidences(path: str | None, id_field: str) -> pl.DataFrame | None:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"--confidence {path}: {exc.strerror or exc}") from None
+    from .ingest import not_json, not_json_at_line
+
     if text.lstrip().startswith("["):
         try:
             return _confidence_rows(path, json.loads(text), id_field)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"--confidence {path}: line {exc.lineno}: {exc.msg}") from None
+            raise UsageError(f"--confidence {path}: {not_json_at_line(exc)}") from None
     records = []
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise UsageError(f"--confidence {path}: line {number}: {exc.msg}: "
-                                 f"{line[:60]!r}") from None
+                raise UsageError(f"--confidence {path}: line {number}: {not_json(exc)}") from None
     return _confidence_rows(path, records, id_field)
 
 

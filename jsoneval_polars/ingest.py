@@ -255,6 +255,13 @@ def not_json(exc: ValueError) -> str:
     return f"not valid JSON ({exc.msg} at {where}): {_around(exc.doc, exc.pos)!r}"
 
 
+def not_json_at_line(exc: json.JSONDecodeError) -> str:
+    """:func:`not_json` for a whole file's text (a JSON array): the file's line, then the
+    message for that line alone, as a bad line of an NDJSON file reads."""
+    line = exc.doc.splitlines()[exc.lineno - 1] if exc.doc else ""
+    return f"line {exc.lineno}: {not_json(json.JSONDecodeError(exc.msg, line, exc.colno - 1))}"
+
+
 def _around(text: str, at: int) -> str:
     """The 40 characters of ``text`` before ``at`` and the 20 from it, cut with '...'."""
     start, stop = max(0, at - 40), at + 20

@@ -29,7 +29,7 @@ import polars as pl
 
 from . import runs
 from .cli import CommandGroup
-from .ingest import InputError, not_json
+from .ingest import InputError, not_json, not_json_at_line
 
 # --- reading and writing --------------------------------------------------------------------
 
@@ -78,10 +78,8 @@ def _unreadable(path: Path) -> str | None:
         if path.suffix.lower() == ".json":
             try:
                 json.loads(f.read())
-            except json.JSONDecodeError as exc:  # shown as a bad line of an NDJSON file is
-                line = exc.doc.splitlines()[exc.lineno - 1] if exc.doc else ""
-                return (f"{path}, line {exc.lineno}: "
-                        + not_json(json.JSONDecodeError(exc.msg, line, exc.colno - 1)))
+            except json.JSONDecodeError as exc:
+                return f"{path}, {not_json_at_line(exc)}"
             except ValueError as exc:
                 return f"{path}: {not_json(exc)}"
             return None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import polars as pl
@@ -125,9 +127,19 @@ def test_files_driver_and_cli_write_the_calibration_table(tmp_path):
 
     assert_frame_equal(stored, expected, check_exact=False, rel_tol=1e-12)
     (tmp_path / "bad.ndjson").write_text('{"doc_id": "d000", "total": 0.5}\n{oops\n')
-    assert main(["score", "--gt", str(tmp_path / "gt.ndjson"), "--aio",
-                 str(tmp_path / "aio.ndjson"), "--confidence", str(tmp_path / "bad.ndjson"),
-                 "--out", str(tmp_path / "out2"), "--quiet"]) == 2
+    (tmp_path / "bad.json").write_text('[{"doc_id": "d000", "total": 0.5},\n {"doc_id": }]')
+    for bad, message in (
+        ("bad.ndjson", "line 2: not valid JSON (Expecting property name enclosed in double "
+                       "quotes at column 2): '{oops'"),
+        ("bad.json", "line 2: not valid JSON (Expecting value at column 13): "
+                     "' {\"doc_id\": }]'"),
+    ):  # the line, the column and the text, as an error row of a bad record shows them
+        code = subprocess.run(
+            [sys.executable, "-m", "jsoneval_polars", "score", "--gt", str(tmp_path / "gt.ndjson"),
+             "--aio", str(tmp_path / "aio.ndjson"), "--confidence", str(tmp_path / bad),
+             "--out", str(tmp_path / "out2"), "--quiet"], capture_output=True, text=True)
+        assert code.returncode == 2
+        assert code.stderr == f"jsoneval: error: --confidence {tmp_path / bad}: {message}\n"
     assert read_results(tmp_path / "out").calibration is not None
     assert evaluate(gt, aio).calibration is None  # no confidences, no table
 

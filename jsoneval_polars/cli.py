@@ -167,11 +167,35 @@ def _read_table(path: str) -> pl.DataFrame:
     if not p.is_file():
         raise InputError(f"{path} does not exist or is not a file")
     suffix = p.suffix.lower()
-    if suffix == ".parquet":
-        return pl.read_parquet(p)
-    if suffix == ".csv":
-        return pl.read_csv(p)
-    return pl.read_ndjson(p)
+    try:
+        if suffix == ".parquet":
+            return pl.read_parquet(p)
+        if suffix == ".csv":
+            return pl.read_csv(p)
+        return pl.read_ndjson(p)
+    except (pl.exceptions.PolarsError, OSError) as exc:  # an empty file, not a table
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"{path}: cannot read it as a table: {reason}") from None
+
+
+def _read_safety(path: str, id_field: str) -> pl.DataFrame:
+    """A --safety file as (doc_id, safety): the columns checked, and a value that is not a
+    number named with its document (a CSV column holding one is read as text)."""
+    table = _read_table(path)
+    if id_field in table.columns and id_field != "doc_id":
+        table = table.rename({id_field: "doc_id"})
+    if not {"doc_id", "safety"} <= set(table.columns):
+        raise InputError(f"--safety {path}: needs a {id_field} and a safety column; columns "
+                         f"are {table.columns}")
+    if table.schema["safety"] == pl.String:
+        number = pl.col("safety").str.strip_chars().cast(pl.Float64, strict=False)
+        bad = table.filter(number.is_null() & pl.col("safety").is_not_null())
+        if bad.height:
+            doc_id, value = bad.row(0)[table.columns.index("doc_id")], bad["safety"][0]
+            raise InputError(f"--safety {path}: safety of document '{doc_id}' must be a number "
+                             f"in [0, 1]; got {value!r}")
+        table = table.with_columns(number.alias("safety"))
+    return table
 
 
 def _score(args: SimpleNamespace) -> int:
@@ -202,11 +226,7 @@ def _score(args: SimpleNamespace) -> int:
         raise UsageError(f"--confidence {args.confidence}: {exc}") from None
     safety = None
     if args.safety:
-        table = _read_table(args.safety)
-        id_field = args.id_field or config.id_field
-        if id_field in table.columns and id_field != "doc_id":
-            table = table.rename({id_field: "doc_id"})
-        safety = table
+        safety = _read_safety(args.safety, args.id_field or config.id_field)
     from .ingest import is_ndjson
     from .scorers import CachedScorer, scorer_from_name
     from .stream import score_files, score_tables

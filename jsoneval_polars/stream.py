@@ -353,9 +353,11 @@ def _safety_table(safety: Any) -> pl.DataFrame | None:
     if isinstance(safety, Mapping):
         safety = pl.DataFrame({"doc_id": list(map(str, safety)), "safety": list(safety.values())},
                               strict=False)
-    if not isinstance(safety, pl.DataFrame) or not {"doc_id", "safety"} <= set(safety.columns):
+    if not isinstance(safety, pl.DataFrame):
         raise InputError("safety must be a mapping, a table with doc_id and safety columns, or "
                          f"a callable; got {type(safety).__name__}")
+    if not {"doc_id", "safety"} <= set(safety.columns):
+        raise InputError(f"safety table needs doc_id and safety columns; got {safety.columns}")
     return safety.select(pl.col("doc_id").cast(pl.String), pl.col("safety").alias("_safety"))
 
 

@@ -218,6 +218,28 @@ def test_cli_errors_are_one_line_with_the_documented_code(tmp_path, args, code, 
     _one_line(_cli("score", *args, "--out", "out", "--quiet", cwd=tmp_path), code, text)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("doc_id,safety\ndoc-0000000,0.5\ndoc-0000001,x\n",
+         "--safety safety.csv: safety of document 'doc-0000001' must be a number in [0, 1]; "
+         "got 'x'"),
+        ("id,score\na,1\n",
+         "--safety safety.csv: needs a doc_id and a safety column; columns are ['id', 'score']"),
+        ("", "safety.csv: cannot read it as a table: empty CSV"),
+        ("doc_id,safety\ndoc-0000000,1.5\n",
+         "safety of document 'doc-0000000' must be a number in [0, 1]; got 1.5"),
+    ],
+)
+def test_cli_a_bad_safety_file_is_one_line(tmp_path, text, message):
+    """The value that is not a number is named (a CSV column holding one is read as text, and
+    the first row's '0.5' was named instead); an empty file is no traceback."""
+    (tmp_path / "safety.csv").write_text(text)
+    proc = _cli("score", "--sample", "--safety", "safety.csv", "--out", "out", "--quiet",
+                cwd=tmp_path)
+    _one_line(proc, 1, f"jsoneval: input error: {message}")
+
+
 def test_cli_output_errors_are_one_line(tmp_path):
     (tmp_path / "file").write_text("x")
     _one_line(_cli("score", "--sample", "--out", "file", cwd=tmp_path), 2, "--out file is a file")

@@ -147,10 +147,16 @@ def write_sample(directory: str | Path) -> list[Path]:
     out = Path(directory)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file; give a directory for the sample")
+    sample = {name: _sample_path(name).read_bytes() for name in SAMPLE_FILES}
+    for name, data in sample.items():  # a file of the user's is never overwritten
+        if (out / name).exists() and (not (out / name).is_file()
+                                      or (out / name).read_bytes() != data):
+            raise UsageError(f"{out / name} exists and is not the sample's; give another "
+                             "directory")
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in SAMPLE_FILES:
-        (out / name).write_bytes(_sample_path(name).read_bytes())
+    for name, data in sample.items():
+        (out / name).write_bytes(data)
         written.append(out / name)
     return written
 

@@ -240,6 +240,17 @@ def test_cli_a_bad_safety_file_is_one_line(tmp_path, text, message):
     _one_line(proc, 1, f"jsoneval: input error: {message}")
 
 
+def test_cli_sample_never_overwrites_a_file_of_yours(tmp_path):
+    """`jsoneval sample DIR` writes the sample again over itself, not over other files."""
+    assert _cli("sample", "data", cwd=tmp_path).returncode == 0
+    assert _cli("sample", "data", cwd=tmp_path).returncode == 0
+    (tmp_path / "data" / "gt.ndjson").write_text('{"doc_id": "mine"}\n')
+    _one_line(_cli("sample", "data", cwd=tmp_path), 2,
+              "jsoneval: error: data/gt.ndjson exists and is not the sample's; give another "
+              "directory")
+    assert (tmp_path / "data" / "gt.ndjson").read_text() == '{"doc_id": "mine"}\n'
+
+
 def test_cli_output_errors_are_one_line(tmp_path):
     (tmp_path / "file").write_text("x")
     _one_line(_cli("score", "--sample", "--out", "file", cwd=tmp_path), 2, "--out file is a file")

@@ -563,6 +563,14 @@ def _rows_as_documents(table: pl.DataFrame, side: Side, id_field: str,
     return table.select(*labels, pl.struct(members).struct.json_encode().alias(ROW_DOCUMENT))
 
 
+def _row_columns(json_column: str | None, id_field: str, metadata: Sequence[str]
+                 ) -> tuple[tuple[str, Sequence[str]] | None, str | None]:
+    """``table_source``'s ``rows`` for ``json_column``, and the JSON column to read then."""
+    if json_column != ROW_COLUMNS:
+        return None, json_column
+    return (id_field, metadata), ROW_DOCUMENT
+
+
 def _holds_bytes(dtype: pl.DataType) -> bool:
     if isinstance(dtype, pl.Struct):
         return any(_holds_bytes(f.dtype) for f in dtype.fields)
@@ -582,8 +590,7 @@ def read_records(
     errors: ErrorRows,
 ) -> tuple[list[Record], str | None]:
     """Records of one input and the file name used in error rows."""
-    rows = (id_field, metadata) if json_column == ROW_COLUMNS else None
-    json_column = ROW_DOCUMENT if rows else json_column
+    rows, json_column = _row_columns(json_column, id_field, metadata)
     if isinstance(source, str | Path):
         path = Path(source)
         name = str(path)
@@ -1321,8 +1328,7 @@ def plan_tables(gt: Any, aio: Any, *, id_field: str, json_column: str | None,
     from .flatten import KERNEL
 
     by_batch = spill is not None
-    rows = (id_field, metadata) if json_column == ROW_COLUMNS else None
-    json_column = ROW_DOCUMENT if rows else json_column
+    rows, json_column = _row_columns(json_column, id_field, metadata)
     sources = {side: table_source(source, by_batch=by_batch, side=side, rows=rows)
                for side, source in (("gt", gt), ("aio", aio))}
     fields = content_fields(content_field)

@@ -77,15 +77,15 @@ _opt = click.option
 
 @app.command(no_args_is_help=True)
 @_opt("--gt", help="ground truth: NDJSON, JSON array (either may be gzip, zstd or bzip2 "
-      "compressed), Parquet or Arrow file")
-@_opt("--aio", help="AI output: NDJSON, JSON array (either may be compressed), Parquet or "
-      "Arrow file")
+      "compressed), Parquet, Arrow or CSV file")
+@_opt("--aio", help="AI output: NDJSON, JSON array (either may be compressed), Parquet, "
+      "Arrow or CSV file")
 @_opt("--sample", is_flag=True, help="score the bundled sample (see: jsoneval sample)")
 @_opt("--config", help="config file (JSON, YAML or TOML)")
 @_opt("--id-field", help="id member of each record (default: doc_id)")
 @_opt("--gt-field", help="GT member holding the document (default: the rest)")
 @_opt("--aio-field", help="AIO member holding the document or raw model text")
-@_opt("--json-column", help="JSON-text or struct column of a Parquet/Arrow input; '*': "
+@_opt("--json-column", help="JSON-text or struct column of a Parquet/Arrow/CSV input; '*': "
       "every column besides the id and --meta is a field of the document")
 @_opt("--safety", help="file with doc_id and safety columns (NDJSON/CSV/Parquet)")
 @_opt("--semantic-scorer", type=click.Choice(["lexical", "embedding"]), default="lexical",

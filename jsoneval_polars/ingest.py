@@ -528,18 +528,37 @@ def table_source(source: Any, *, by_batch: bool = False, side: Side = "gt",
     if isinstance(source, str | Path):
         path = Path(source)
         suffix = path.suffix.lower()
-        if not path.is_file() or suffix not in (".parquet", ".arrow", ".ipc", ".feather"):
+        if not path.is_file() or suffix not in TABLE_SUFFIXES:
             return None
-        if by_batch and rows is None:
+        if by_batch and rows is None and suffix not in TEXT_TABLES:
             with contextlib.suppress(Exception):
                 return TableFile(path), str(path)
-        read = pl.read_parquet if suffix == ".parquet" else pl.read_ipc
-        table, name = read(path), str(path)
+        table, name = _read_table_file(path, side), str(path)
     else:
         table, name = read_once(source), None
         if not isinstance(table, pl.DataFrame):
             return None
     return (table if rows is None else _rows_as_documents(table, side, *rows)), name
+
+
+#: Files read as tables, by their suffix; a CSV or TSV file is read whole, every column as
+#: text (docs/DECISIONS.md 107).
+TEXT_TABLES = {".csv": ",", ".tsv": "\t"}
+TABLE_SUFFIXES = (".parquet", ".arrow", ".ipc", ".feather", *TEXT_TABLES)
+
+
+def _read_table_file(path: Path, side: Side) -> pl.DataFrame:
+    suffix = path.suffix.lower()
+    if suffix not in TEXT_TABLES:
+        return pl.read_parquet(path) if suffix == ".parquet" else pl.read_ipc(path)
+    with open(path, "rb") as f:  # a UTF-16 file read as text is columns of mojibake
+        check_text_file(f.read(4096), f"{side} input {path}")
+    try:
+        return pl.read_csv(path, separator=TEXT_TABLES[suffix], infer_schema=False)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputFileError(f"{side} input {path}: not a readable {suffix[1:].upper()} "
+                             f"table: {reason}") from None
 
 
 #: ``json_column`` value for a table whose columns are the document's members (one per
@@ -731,7 +750,7 @@ def ndjson_path(source: Any, side: str) -> Path:
     path = Path(source)
     if not path.is_file():
         raise InputFileError(f"{side} input {path} does not exist or is not a file")
-    if path.suffix.lower() in (".parquet", ".arrow", ".ipc", ".feather"):
+    if path.suffix.lower() in TABLE_SUFFIXES:
         raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
                          f"{path.suffix} files with evaluate()")
     codec = codec_of(path)

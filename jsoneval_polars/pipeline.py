@@ -145,7 +145,7 @@ def evaluate(
 ) -> Result:
     """Score AI output against ground truth.
 
-    ``gt`` and ``aio`` are NDJSON / JSON-array / Parquet / Arrow file paths, lists of records
+    ``gt`` and ``aio`` are NDJSON / JSON-array / Parquet / Arrow / CSV file paths, lists of records
     (dicts carrying ``id_field``, or bare documents paired by position), or Polars/Arrow tables
     with an id column and one JSON-text or struct column (``json_column``). ``config`` is a
     mapping (SPEC §11), a :class:`Config` or the path of a JSON, YAML or TOML config file

@@ -514,6 +514,38 @@ def test_a_flat_parquet_file_through_every_table_driver(tmp_path):
     assert_frame_equal(in_memory.fields, records.fields)
 
 
+def test_a_csv_file_is_a_table_of_text(tmp_path):
+    """A CSV (or TSV) file is read whole, every column as text: an id keeps its zeros, a
+    number is numeric text, an empty cell is null (DECISIONS 107)."""
+    (tmp_path / "gt.csv").write_text("doc_id,vendor,total,issued\n"
+                                     "007,Acme Corp,10.5,2024-01-02\n008,Bolt,3,\n")
+    (tmp_path / "aio.tsv").write_text("doc_id\tvendor\ttotal\tissued\n"
+                                      "008\tBolt\t4.0\t\n007\tACME Corp.\t10.50\t2024-01-03\n")
+    gt = [{"doc_id": "007", "vendor": "Acme Corp", "total": "10.5", "issued": "2024-01-02"},
+          {"doc_id": "008", "vendor": "Bolt", "total": "3", "issued": None}]
+    aio = [{"doc_id": "008", "vendor": "Bolt", "total": "4.0", "issued": None},
+           {"doc_id": "007", "vendor": "ACME Corp.", "total": "10.50", "issued": "2024-01-03"}]
+    expected = evaluate(gt, aio, config=_FLAT_CONFIG)
+    from_files = evaluate(tmp_path / "gt.csv", tmp_path / "aio.tsv", json_column="*",
+                          config=_FLAT_CONFIG)
+    assert_frame_equal(from_files.fields, expected.fields)
+    assert from_files.documents["doc_id"].to_list() == ["007", "008"]
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "jsoneval_polars", "score", "--gt", str(tmp_path / "gt.csv"),
+         "--aio", str(tmp_path / "aio.tsv"), "--json-column", "*", "--out", str(out), "--quiet"],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    written = pl.read_parquet(out / "fields" / "*.parquet")
+    assert written.select("doc_id", "path", "cell").rows() == evaluate(
+        gt, aio).fields.select("doc_id", "path", "cell").rows()
+    (tmp_path / "latin.csv").write_bytes(b"doc_id,x\n1,caf\xe9\n")
+    with pytest.raises(InputError, match=r"gt input .*latin.csv: not a readable CSV table: "
+                                         "invalid utf-8"):
+        evaluate(tmp_path / "latin.csv", aio, json_column="*")
+
+
 def test_a_column_per_field_refuses_bytes_and_an_empty_row():
     with pytest.raises(InputError, match="gt column 'raw' holds Binary, which a JSON document "
                                          "cannot hold"):

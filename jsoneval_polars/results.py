@@ -17,7 +17,7 @@ from typing import Any, Union
 import polars as pl
 
 from .layout import MANIFEST_FILE, SUMMARY_FILE, TABLES
-from .pipeline import Result
+from .pipeline import Result, summary_line
 
 __all__ = ["ResultTables", "ResultSource", "as_tables", "read_results", "table_location"]
 
@@ -35,7 +35,7 @@ def table_location(directory: str | Path, table: str) -> tuple[Path, bool] | Non
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ResultTables:
     """The result tables of a stored run, read lazily from its directory.
 
@@ -48,6 +48,9 @@ class ResultTables:
     manifest: dict[str, Any]
     _frames: dict[str, pl.LazyFrame] = field(repr=False)
     timings: dict[str, float] = field(default_factory=dict)  # of the run that wrote it, if known
+
+    def __repr__(self) -> str:
+        return f"ResultTables({str(self.directory)!r}): {summary_line(self.summary)}"
 
     def lazy(self, table: str) -> pl.LazyFrame:
         if table not in self._frames:

@@ -129,3 +129,28 @@ def test_the_package_turns_transparent_huge_pages_off_unless_told(setting, enabl
         preexec_fn=_thp_allowed,
     ).stdout
     assert f"THP_enabled:\t{enabled}" in status
+
+
+def test_a_result_shows_its_headline_not_every_table(tmp_path):
+    """repr() of a result (what a notebook cell shows) is the summary's figures and each
+    table's rows in two lines; a stored run's is one line; a failed run says why."""
+    from jsoneval_polars import evaluate
+    from jsoneval_polars.results import read_results
+
+    sample = Path(__file__).resolve().parents[1] / "jsoneval_polars" / "sample"
+    result = evaluate(sample / "gt.ndjson", sample / "aio.ndjson", config=sample / "config.json")
+    s = result.summary
+    headline = (f"{s['n_documents']:,} documents, {s['status']}, micro-F1 {s['micro_f1']:.3f}, "
+                f"mean RQS {s['mean_rqs']:.3f}, pass rate {100 * s['pass_rate']:.1f}%; "
+                f"{s['n_errors']} errors, {s['n_warnings']} warnings")
+    assert repr(result).splitlines() == [
+        f"Result: {headline}",
+        f"  tables (rows): documents ({result.documents.height}), fields "
+        f"({result.fields.height:,}), attributes ({result.attributes.height}), alignments "
+        f"({result.alignments.height:,}), errors ({result.errors.height}), counts "
+        f"({result.counts.height:,})",
+    ]
+    stored = read_results(result.write(tmp_path / "run"))
+    assert repr(stored) == f"ResultTables({str(tmp_path / 'run')!r}): {headline}"
+    failed = repr(evaluate([{"doc_id": "a", "x": 1}], [{"doc_id": "b", "x": 1}]))
+    assert failed.startswith("Result: 2 documents, failed (no document pairs: 1 GT and 1 AIO")

@@ -41,6 +41,11 @@ from .scorers import Scorer
 BATCH_SIZE = 20_000  # document pairs scored together; bounds the intermediate tables
 
 
+def plural(n: int, noun: str) -> str:
+    """``1 document``, ``2 documents``, ``1,000 errors``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def summary_line(summary: dict[str, Any]) -> str:
     """``306 documents, healthy, micro-F1 0.906, mean RQS 0.809, pass rate 96.7%; 0 errors,
     1 warning``: a run's headline figures in one line (a failed run's reasons after its
@@ -50,8 +55,7 @@ def summary_line(summary: dict[str, Any]) -> str:
         return "-" if value is None else template.format(value)
 
     def count(name: str, noun: str) -> str:
-        n = summary.get(name) or 0
-        return f"{n:,} {noun}{'' if n == 1 else 's'}"
+        return plural(summary.get(name) or 0, noun)
 
     failure = summary.get("failure")
     return (f"{count('n_documents', 'document')}, {summary.get('status')}"

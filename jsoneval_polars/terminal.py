@@ -27,6 +27,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from .pipeline import plural
+
 
 def escape(value: Any) -> str:
     """``value`` as text with control characters shown as escapes (``\\x1b``, ``\\n``)."""
@@ -162,9 +164,10 @@ def summary_lines(result: Any, seconds: float | None = None) -> list[str]:
         f"RQS {_fmt(s['mean_rqs'])}"
         + (f"  ANLS* {_fmt(s['mean_anls'])}" if s.get("mean_anls") is not None else ""),
         f"pass rate {pass_rate}  status {s['status'] or '-'}",
-        f"read {s['n_read_gt']} GT and {s['n_read_aio']} AIO records; scored {s['n_documents']} "
-        f"documents ({s['n_gt_only']} GT-only, {s['n_aio_only']} AIO-only)",
-        f"{s['n_errors']} errors, {s['n_warnings']} warnings{took}",
+        f"read {s['n_read_gt']} GT and {s['n_read_aio']} AIO records; scored "
+        f"{plural(s['n_documents'], 'document')} ({s['n_gt_only']} GT-only, "
+        f"{s['n_aio_only']} AIO-only)",
+        f"{plural(s['n_errors'], 'error')}, {plural(s['n_warnings'], 'warning')}{took}",
     ]
     if s.get("failure"):
         lines.insert(2, f"failed: {escape(s['failure'])}")

@@ -221,6 +221,7 @@ def test_the_command_prints_the_pairing_by_position(tmp_path):
     assert done.returncode == 0, done.stderr
     assert ("jsoneval: warning: no GT or AIO record has 'docid': the documents are paired by "
             "position (line order)") in done.stderr
+    assert "scored 1 document (0 GT-only, 0 AIO-only)\n0 errors, 1 warning in " in done.stdout
 
 
 def test_one_sided_documents_are_scored_and_flagged():

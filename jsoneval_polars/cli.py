@@ -30,7 +30,9 @@ from .gate import gate_failures, parse_gate
 from .ingest import InputError, InputFileError
 from .stream import STREAM_BATCH_SIZE
 
-from .exits import EXIT_GATE, EXIT_INPUT, EXIT_OK, EXIT_PIPE, EXIT_USAGE, interrupted
+from .exits import (
+    EXIT_GATE, EXIT_INPUT, EXIT_OK, EXIT_PIPE, EXIT_USAGE, first_line, interrupted,
+)
 
 
 class UsageError(Exception):
@@ -168,26 +170,23 @@ def _sample(args: SimpleNamespace) -> int:
     return EXIT_OK
 
 
-def _read_table(path: str) -> pl.DataFrame:
+def _read_safety(path: str, id_field: str) -> pl.DataFrame:
+    """A --safety file as (doc_id, safety): a table file read as the inputs are (a CSV file as
+    text, so the id ``007`` stays ``007``), else NDJSON; the columns checked, and a value that
+    is not a number named with its document."""
+    from .ingest import TABLE_SUFFIXES, read_table_file
+
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{path} does not exist or is not a file")
-    suffix = p.suffix.lower()
-    try:
-        if suffix == ".parquet":
-            return pl.read_parquet(p)
-        if suffix == ".csv":
-            return pl.read_csv(p)
-        return pl.read_ndjson(p)
-    except (pl.exceptions.PolarsError, OSError) as exc:  # an empty file, not a table
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"{path}: cannot read it as a table: {reason}") from None
-
-
-def _read_safety(path: str, id_field: str) -> pl.DataFrame:
-    """A --safety file as (doc_id, safety): the columns checked, and a value that is not a
-    number named with its document (a CSV column holding one is read as text)."""
-    table = _read_table(path)
+    if p.suffix.lower() in TABLE_SUFFIXES:
+        table = read_table_file(p, "--safety", InputError)
+    else:
+        try:
+            table = pl.read_ndjson(p)
+        except (pl.exceptions.PolarsError, OSError) as exc:  # an empty file, not NDJSON
+            raise InputError(f"--safety {path}: not a readable NDJSON table: "
+                             f"{first_line(exc)}") from None
     if id_field in table.columns and id_field != "doc_id":
         table = table.rename({id_field: "doc_id"})
     if not {"doc_id", "safety"} <= set(table.columns):

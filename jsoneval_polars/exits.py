@@ -6,6 +6,13 @@ import sys
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_GATE, EXIT_INTERRUPTED, EXIT_PIPE = 0, 1, 2, 3, 130, 141
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message (Polars and DuckDB add lines of context), or its
+    type when it has none."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def interrupted() -> int:
     """Say that the command stopped on a Ctrl-C; its exit code."""
     print("\njsoneval: interrupted; results written before this run are unchanged",

@@ -21,6 +21,7 @@ import numpy as np
 import orjson
 import polars as pl
 
+from .exits import first_line
 from .extract import Extraction, loads_noting, orjson_may_round
 from .flatten import Flattened, TextSpans, flatten_texts, read_spans
 from . import table_texts
@@ -533,7 +534,7 @@ def table_source(source: Any, *, by_batch: bool = False, side: Side = "gt",
         if by_batch and rows is None and suffix not in TEXT_TABLES:
             with contextlib.suppress(Exception):
                 return TableFile(path), str(path)
-        table, name = _read_table_file(path, side), str(path)
+        table, name = read_table_file(path, f"{side} input"), str(path)
     else:
         table, name = read_once(source), None
         if not isinstance(table, pl.DataFrame):
@@ -547,18 +548,21 @@ TEXT_TABLES = {".csv": ",", ".tsv": "\t"}
 TABLE_SUFFIXES = (".parquet", ".arrow", ".ipc", ".feather", *TEXT_TABLES)
 
 
-def _read_table_file(path: Path, side: Side) -> pl.DataFrame:
+def read_table_file(path: Path, what: str, error: type[InputError] = InputFileError
+                    ) -> pl.DataFrame:
+    """A file of :data:`TABLE_SUFFIXES` read whole; a CSV or TSV file with every column as
+    text, so an id keeps its zeros. A file that cannot be read is ``error``, one line naming
+    it as ``what`` ("gt input", "--safety") and saying why."""
     suffix = path.suffix.lower()
-    if suffix not in TEXT_TABLES:
-        return pl.read_parquet(path) if suffix == ".parquet" else pl.read_ipc(path)
-    with open(path, "rb") as f:  # a UTF-16 file read as text is columns of mojibake
-        check_text_file(f.read(4096), f"{side} input {path}")
     try:
+        if suffix not in TEXT_TABLES:
+            return pl.read_parquet(path) if suffix == ".parquet" else pl.read_ipc(path)
+        with open(path, "rb") as f:  # a UTF-16 file read as text is columns of mojibake
+            check_text_file(f.read(4096), f"{what} {path}")
         return pl.read_csv(path, separator=TEXT_TABLES[suffix], infer_schema=False)
     except (pl.exceptions.PolarsError, OSError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputFileError(f"{side} input {path}: not a readable {suffix[1:].upper()} "
-                             f"table: {reason}") from None
+        raise error(f"{what} {path}: not a readable {suffix[1:].upper()} table: "
+                    f"{first_line(exc)}") from None
 
 
 #: ``json_column`` value for a table whose columns are the document's members (one per
@@ -1519,6 +1523,11 @@ def _kind(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
+def check_safety_columns(table: pl.DataFrame) -> None:
+    if not {"doc_id", "safety"} <= set(table.columns):
+        raise InputError(f"safety table needs doc_id and safety columns; got {table.columns}")
+
+
 def safety_lookup(safety: Any, doc_ids: list[str], gt: list, aio: list) -> list[float]:
     """Per-document safety (SPEC §7): a mapping doc_id -> score, a table with doc_id and safety
     columns, a callable (gt, aio) -> score, or None (1.0 everywhere)."""
@@ -1528,9 +1537,7 @@ def safety_lookup(safety: Any, doc_ids: list[str], gt: list, aio: list) -> list[
         values = [safety(g, a) for g, a in zip(gt, aio, strict=True)]
     else:
         if isinstance(safety, pl.DataFrame):
-            if not {"doc_id", "safety"} <= set(safety.columns):
-                raise InputError(
-                    f"safety table needs doc_id and safety columns; got {safety.columns}")
+            check_safety_columns(safety)
             safety = dict(zip(safety["doc_id"].cast(pl.String), safety["safety"], strict=True))
         if not isinstance(safety, Mapping):
             raise InputError("safety must be a mapping, a table or a callable; got "

@@ -33,6 +33,7 @@ from urllib.parse import quote
 import polars as pl
 
 from .config import Config
+from .exits import first_line
 
 #: The tables of a run, in the order the commands list them.
 TABLES = ("documents", "fields", "attributes", "alignments", "errors", "counts")
@@ -88,8 +89,7 @@ def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
         else:
             frame.write_parquet(path)
     except pl.exceptions.PolarsError as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise OSError(errno.EIO, reason.rpartition("IO error: ")[2], str(path)) from None
+        raise OSError(errno.EIO, first_line(exc).rpartition("IO error: ")[2], str(path)) from None
 
 
 #: Types a Parquet file states in full without the Arrow schema beside it.

@@ -29,6 +29,7 @@ import polars as pl
 
 from . import runs
 from .cli import CommandGroup
+from .exits import first_line
 from .ingest import InputError, not_json, not_json_at_line
 
 # --- reading and writing --------------------------------------------------------------------
@@ -479,9 +480,8 @@ def run_metric(args: SimpleNamespace) -> int:
         out = write_table(table, args.out)
     except pl.exceptions.PolarsError as exc:
         # a runs file whose rows do not parse, or a column of the wrong type
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(_unreadable(Path(args.runs_file))
-                         or f"{args.runs_file}: {message}") from None
+                         or f"{args.runs_file}: {first_line(exc)}") from None
     except ValueError as exc:  # UsageError and the runs functions' column/weight checks
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2

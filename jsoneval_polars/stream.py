@@ -56,6 +56,7 @@ from .ingest import (
     ErrorRows,
     InputError,
     Pairs,
+    check_safety_columns,
     content_fields,
     metadata_names,
     name_list,
@@ -356,8 +357,7 @@ def _safety_table(safety: Any) -> pl.DataFrame | None:
     if not isinstance(safety, pl.DataFrame):
         raise InputError("safety must be a mapping, a table with doc_id and safety columns, or "
                          f"a callable; got {type(safety).__name__}")
-    if not {"doc_id", "safety"} <= set(safety.columns):
-        raise InputError(f"safety table needs doc_id and safety columns; got {safety.columns}")
+    check_safety_columns(safety)
     return safety.select(pl.col("doc_id").cast(pl.String), pl.col("safety").alias("_safety"))
 
 

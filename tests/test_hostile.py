@@ -226,7 +226,7 @@ def test_cli_errors_are_one_line_with_the_documented_code(tmp_path, args, code, 
          "got 'x'"),
         ("id,score\na,1\n",
          "--safety safety.csv: needs a doc_id and a safety column; columns are ['id', 'score']"),
-        ("", "safety.csv: cannot read it as a table: empty CSV"),
+        ("", "--safety safety.csv: not a readable CSV table: empty CSV"),
         ("doc_id,safety\ndoc-0000000,1.5\n",
          "safety of document 'doc-0000000' must be a number in [0, 1]; got 1.5"),
     ],
@@ -238,6 +238,39 @@ def test_cli_a_bad_safety_file_is_one_line(tmp_path, text, message):
     proc = _cli("score", "--sample", "--safety", "safety.csv", "--out", "out", "--quiet",
                 cwd=tmp_path)
     _one_line(proc, 1, f"jsoneval: input error: {message}")
+
+
+def test_a_safety_table_without_its_columns_is_named_by_every_driver(tmp_path):
+    from jsoneval_polars.stream import score_files
+
+    table = pl.DataFrame({"id": ["a"], "score": [0.5]})
+    message = r"safety table needs doc_id and safety columns; got \['id', 'score'\]"
+    with pytest.raises(InputError, match=message):
+        evaluate([{"doc_id": "a", "x": 1}], [{"doc_id": "a", "x": 1}], safety=table)
+    (tmp_path / "d.ndjson").write_text('{"doc_id": "a", "x": 1}\n')
+    with pytest.raises(InputError, match=message):
+        score_files(tmp_path / "d.ndjson", tmp_path / "d.ndjson", tmp_path / "o", safety=table)
+
+
+def test_cli_a_safety_csv_keeps_its_ids_as_written(tmp_path):
+    """A --safety CSV is read as the inputs' CSV files are, as text: the id 007 is the
+    document 007 (a type guess read it as 7, and the document kept safety 1.0 without a word)."""
+    (tmp_path / "docs.ndjson").write_text('{"doc_id": "007", "x": 1}\n')
+    (tmp_path / "safety.csv").write_text("doc_id,safety\n007,0.25\n")
+    proc = _cli("score", "--gt", "docs.ndjson", "--aio", "docs.ndjson", "--safety",
+                "safety.csv", "--out", "out", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    documents = pl.read_parquet(tmp_path / "out" / "documents" / "*.parquet")
+    assert documents.select("doc_id", "safety").rows() == [("007", 0.25)]
+
+
+def test_cli_a_table_file_that_cannot_be_read_is_one_line(tmp_path):
+    (tmp_path / "gt.parquet").write_bytes(b"not parquet\n")
+    (tmp_path / "aio.csv").write_text("doc_id,x\na,1\n")
+    for columns in (["--json-column", "*"], []):  # read whole, or a batch at a time
+        _one_line(_cli("score", "--gt", "gt.parquet", "--aio", "aio.csv", *columns, "--out",
+                       "out", "--quiet", cwd=tmp_path), 2,
+                  "jsoneval: error: gt input gt.parquet: not a readable PARQUET table: parquet:")
 
 
 def test_cli_sample_never_overwrites_a_file_of_yours(tmp_path):

@@ -78,10 +78,10 @@ _opt = click.option
 
 
 @app.command(no_args_is_help=True)
-@_opt("--gt", help="ground truth: NDJSON, JSON array (either may be gzip, zstd or bzip2 "
+@_opt("--gt", help="ground truth: NDJSON, JSON array or pretty-printed objects (any may be "
+      "gzip, zstd or bzip2 compressed), Parquet, Arrow or CSV file")
+@_opt("--aio", help="AI output: NDJSON, JSON array or pretty-printed objects (any may be "
       "compressed), Parquet, Arrow or CSV file")
-@_opt("--aio", help="AI output: NDJSON, JSON array (either may be compressed), Parquet, "
-      "Arrow or CSV file")
 @_opt("--sample", is_flag=True, help="score the bundled sample (see: jsoneval sample)")
 @_opt("--config", help="config file (JSON, YAML or TOML)")
 @_opt("--id-field", help="id member of each record (default: doc_id)")

@@ -238,7 +238,7 @@ class Config:
 
 _DEFAULT_LIST = ListConfig()
 
-_TOP_KEYS = (
+TOP_KEYS = (
     "field_strategies",
     "default_text_strategy",
     "fuzzy_threshold",
@@ -258,6 +258,9 @@ _TOP_KEYS = (
     "anls",
     "confidence",
 )
+#: Keys only a config has: a record without an id whose keys are all TOP_KEYS, one of these
+#: among them, is a config given as an input (ingest._split_record).
+CONFIG_ONLY_KEYS = frozenset(k for k in TOP_KEYS if "_" in k and k != "id_field")
 
 
 def _needs_munkres() -> None:
@@ -351,7 +354,7 @@ def _is_plain_strategy_map(raw: Mapping[str, Any]) -> bool:
     """Seed 000's config file is a bare {field: strategy} mapping."""
     allowed = {s.value for s in Strategy}
     return bool(raw) and all(
-        isinstance(v, str) and v.upper() in allowed and k not in _TOP_KEYS for k, v in raw.items()
+        isinstance(v, str) and v.upper() in allowed and k not in TOP_KEYS for k, v in raw.items()
     )
 
 
@@ -368,7 +371,7 @@ def parse_config(raw: Mapping[str, Any] | Config | str | os.PathLike | None) -> 
         raise ConfigError(f"config must be a JSON object; got {type(raw).__name__}")
     if _is_plain_strategy_map(raw):
         raw = {"field_strategies": dict(raw)}
-    _check_keys("", raw, _TOP_KEYS)
+    _check_keys("", raw, TOP_KEYS)
     kw: dict[str, Any] = {}
 
     strategies = raw.get("field_strategies", {})

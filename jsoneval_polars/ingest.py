@@ -21,6 +21,7 @@ import numpy as np
 import orjson
 import polars as pl
 
+from .config import CONFIG_ONLY_KEYS, TOP_KEYS
 from .exits import first_line
 from .extract import Extraction, loads_noting, orjson_may_round
 from .flatten import Flattened, TextSpans, flatten_texts, read_spans
@@ -347,6 +348,9 @@ def _split_record(
         return None, True, obj, (f"{id_field} {doc_id!r} holds a lone surrogate and cannot be "
                                  "stored as UTF-8")
     doc_id = None if doc_id is None else str(doc_id)
+    if not has_id and CONFIG_ONLY_KEYS & obj.keys() and obj.keys() <= set(TOP_KEYS):
+        return None, False, obj, (f"a jsoneval config (keys {', '.join(obj)}), not a "
+                                  "document: give it with --config (config= in Python)")
     if content_field is not None:
         return doc_id, has_id, *_content_of(obj, content_field)
     if has_id:  # a copy without the id (copy + del is 5x faster than a comprehension)
@@ -649,7 +653,9 @@ def read_records(
                     severity="warning",
                 )
             return _records_from_objects(objs, side, id_field, content_field, errors, name), name
-        lines = enumerate(data.split(b"\n"), start=1)
+        # pretty-printed objects (as `jq .` writes them) are records as lines are
+        lines = (object_texts(data) if starts_json_objects(data)
+                 else enumerate(data.split(b"\n"), start=1))
         recs = list(iter_records(lines, side, name, id_field, content_field, errors))
         return recs, name
     table = table_source(source, side=side, rows=rows)
@@ -718,6 +724,56 @@ def starts_json_array(head: bytes) -> bool:
     return False
 
 
+def starts_json_objects(head: bytes) -> bool:
+    """Whether a file beginning with ``head`` holds JSON objects written over several lines
+    each (pretty-printed, as ``jq .`` writes them) rather than NDJSON: it starts (after a BOM
+    and blanks) with an object that closes after its first line, within ``head``, and that
+    object is JSON. An NDJSON file whose first line is cut short does not close it there, or
+    not as JSON, so it stays NDJSON, its first line one error row."""
+    at = _SPACE.match(head, len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0).end()
+    if not _opens_object_over_lines(head, at):
+        return False
+    try:
+        _parse_json(head[at:_value_end(head, at)])
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _opens_object_over_lines(head: bytes, at: int) -> bool:
+    """Whether ``head`` has an object at ``at`` that its first line does not close (the
+    brackets of the first line alone are matched: an NDJSON file's first line closes)."""
+    line_end = head.find(b"\n", at)
+    if head[at:at + 1] != b"{" or line_end < 0:
+        return False
+    try:
+        _value_end(head[:line_end], at)
+    except ValueError:
+        return True
+    return False
+
+
+def object_texts(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(first line, text) of each top-level JSON value of pretty-printed objects, as NDJSON
+    gives (line, text) pairs: the values end where their brackets, matched outside strings,
+    close. Text after the last closed value (an object never closed) is one more value, which
+    its parse reports."""
+    data = data.removeprefix(UTF8_BOM)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    step = _BRACKET_STEP[raw]
+    for string in _JSON_STRING.finditer(data):
+        step[string.start():string.end()] = 0
+    ends = np.flatnonzero((np.cumsum(step, dtype=np.int64) == 0) & (step < 0)) + 1
+    newlines = np.flatnonzero(raw == ord("\n"))
+    start = 0
+    for end in [*ends.tolist(), len(data)]:
+        text = data[start:end]
+        first = _SPACE.match(data, start).end()
+        if first < end:
+            yield int(np.searchsorted(newlines, first)) + 1, text
+        start = end
+
+
 #: compressed files read through a plain copy (compressed.py): magic bytes -> pyarrow codec
 CODECS = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bz2"}
 
@@ -764,17 +820,26 @@ def ndjson_path(source: Any, side: str) -> Path:
         if head.removeprefix(UTF8_BOM).lstrip()[:1] == b"[":
             first, newline, rest = head.partition(b"\n")
             head = first + newline + rest.partition(b"\n")[0] + b"\n"
-        else:
+        elif head.removeprefix(UTF8_BOM).lstrip()[:1] != b"{":
             head = head[:4096]
     else:
         with open(path, "rb") as f:
             head = f.read(4096)
             check_text_file(head, f"{side} input {path}")
-            if head.removeprefix(UTF8_BOM).lstrip()[:1] == b"[":  # its first line decides
+            opener = head.removeprefix(UTF8_BOM).lstrip()[:1]
+            if opener == b"[":  # its first line decides
                 head += f.readline(1 << 20) + f.readline(4096)
+            elif opener == b"{":  # an object its first line does not close decides
+                head += f.readline(1 << 20)
+                at = _SPACE.match(head, len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0).end()
+                if _opens_object_over_lines(head, at):
+                    head += f.read(1 << 20)
     if starts_json_array(head):
         raise InputFileError(f"{side} input {path} holds a JSON array; streaming reads NDJSON "
                          "(one record per line): score it with evaluate()")
+    if starts_json_objects(head):
+        raise InputFileError(f"{side} input {path} holds pretty-printed JSON objects; streaming "
+                             "reads NDJSON (one record per line): score it with evaluate()")
     return path
 
 

@@ -195,6 +195,12 @@ def test_cli_config_file_given_as_gt_fails_loudly(tmp_path):
                 "--out", "out", "--quiet", cwd=tmp_path)
     _one_line(proc, 1, "jsoneval: run failed: no document pairs")
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["status"] == "failed"
+    # pretty-printed, it reads as one record (DECISIONS 108): an error row says what it is
+    errors = pl.read_parquet(tmp_path / "out" / "errors")
+    assert errors.select("source", "line").rows() == [("gt", 1)]
+    assert errors["error"][0].startswith("a jsoneval config (keys field_strategies, ")
+    assert errors["error"][0].endswith("not a document: give it with --config (config= in "
+                                       "Python)")
 
 
 @pytest.mark.parametrize(

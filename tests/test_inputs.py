@@ -730,6 +730,50 @@ def test_json_array_files_and_ndjson_starting_with_a_bracket(tmp_path):
         evaluate(broken, broken)
 
 
+def test_pretty_printed_objects_are_records(tmp_path):
+    """Objects written over several lines each (``jq .``'s output, behind a BOM too) are read
+    as NDJSON's lines are: the same documents and fields as the same records one per line, an
+    object that is not JSON one error row at the line where it starts, an object never closed
+    one error row, the others kept. NDJSON whose first line is cut short stays NDJSON."""
+    from jsoneval_polars.stream import score_files
+
+    records = [{"doc_id": "a", "x": 1, "items": [{"sku": "}{"}]}, {"doc_id": "b", "x": "2"},
+               {"doc_id": "c", "x": 3}]
+    ndjson = tmp_path / "lines.ndjson"
+    ndjson.write_text("".join(json.dumps(rec) + "\n" for rec in records))
+    pretty = tmp_path / "pretty.json"
+    pretty.write_bytes(b"\xef\xbb\xbf" + "\n".join(json.dumps(rec, indent=2)
+                                                  for rec in records).encode() + b"\n")
+    by_lines, by_objects = evaluate(ndjson, ndjson), evaluate(pretty, pretty)
+    assert by_objects.errors.height == 0
+    assert by_objects.fields.equals(by_lines.fields)
+    assert by_objects.documents["doc_id"].to_list() == ["a", "b", "c"]
+    with pytest.raises(InputError, match=r"pretty\.json holds pretty-printed JSON objects"):
+        score_files(pretty, ndjson, tmp_path / "out")
+    from jsoneval_polars.results import read_results
+    from jsoneval_polars.cli import main  # the command reads them whole, as a JSON array
+
+    assert main(["score", "--gt", str(pretty), "--aio", str(ndjson), "--out",
+                 str(tmp_path / "cli"), "--quiet"]) == 0
+    assert read_results(tmp_path / "cli").fields.equals(by_lines.fields)
+
+    # line 1: a; line 5: b lacks a comma; line 9: c; line 13: d, never closed
+    bad = tmp_path / "bad.json"
+    bad.write_text('{\n  "doc_id": "a",\n  "x": 1\n}\n{\n  "doc_id": "b"\n  "x": 2\n}\n'
+                   '{\n  "doc_id": "c",\n  "x": 3\n}\n{\n  "doc_id": "d",\n')
+    r = evaluate(bad, ndjson)
+    assert r.documents.filter(pl.col("gt_present"))["doc_id"].to_list() == ["a", "c"]
+    gt_errors = r.errors.filter(pl.col("source") == "gt")
+    assert gt_errors["line"].to_list() == [5, 13]
+    assert gt_errors["error"].str.starts_with("not valid JSON").all()
+
+    cut = tmp_path / "cut.ndjson"  # a first line cut short, then records: NDJSON
+    cut.write_text('{"doc_id": "z", "x": [1,\n' + ndjson.read_text())
+    r = evaluate(cut, ndjson)
+    assert r.documents["doc_id"].to_list() == ["a", "b", "c"]
+    assert r.errors.select("source", "line").rows() == [("gt", 1)]
+
+
 def test_byte_order_marks_at_line_starts(tmp_path):
     """Files joined from files that each began with a BOM: a BOM before a record is skipped, as
     JSON text skips it, and a line holding a BOM alone is a blank line, not a bad record."""

@@ -172,35 +172,39 @@ def _sample(args: SimpleNamespace) -> int:
 
 def _read_safety(path: str, id_field: str) -> pl.DataFrame:
     """A --safety file as (doc_id, safety): a table file read as the inputs are (a CSV file as
-    text, so the id ``007`` stays ``007``), else NDJSON; the columns checked, and a value that
-    is not a number named with its document."""
+    text, so the id ``007`` stays ``007``), else NDJSON; the columns checked, and the first
+    value that is not a number in [0, 1] named with its document. Every problem is a usage
+    error, as a --confidence file's are (README: exit codes)."""
     from .ingest import TABLE_SUFFIXES, read_table_file
 
     p = Path(path)
     if not p.is_file():
-        raise InputError(f"{path} does not exist or is not a file")
+        raise UsageError(f"--safety {path} does not exist or is not a file")
     if p.suffix.lower() in TABLE_SUFFIXES:
-        table = read_table_file(p, "--safety", InputError)
+        table = read_table_file(p, "--safety", UsageError)
     else:
         try:
             table = pl.read_ndjson(p)
         except (pl.exceptions.PolarsError, OSError) as exc:  # an empty file, not NDJSON
-            raise InputError(f"--safety {path}: not a readable NDJSON table: "
+            raise UsageError(f"--safety {path}: not a readable NDJSON table: "
                              f"{first_line(exc)}") from None
     if id_field in table.columns and id_field != "doc_id":
         table = table.rename({id_field: "doc_id"})
     if not {"doc_id", "safety"} <= set(table.columns):
-        raise InputError(f"--safety {path}: needs a {id_field} and a safety column; columns "
+        raise UsageError(f"--safety {path}: needs a {id_field} and a safety column; columns "
                          f"are {table.columns}")
+    value = pl.col("safety")
     if table.schema["safety"] == pl.String:
-        number = pl.col("safety").str.strip_chars().cast(pl.Float64, strict=False)
-        bad = table.filter(number.is_null() & pl.col("safety").is_not_null())
-        if bad.height:
-            doc_id, value = bad.row(0)[table.columns.index("doc_id")], bad["safety"][0]
-            raise InputError(f"--safety {path}: safety of document '{doc_id}' must be a number "
-                             f"in [0, 1]; got {value!r}")
-        table = table.with_columns(number.alias("safety"))
-    return table
+        value = value.str.strip_chars().cast(pl.Float64, strict=False)
+    elif not table.schema["safety"].is_numeric():
+        value = pl.lit(None, pl.Float64)
+    value = value.cast(pl.Float64)
+    bad = table.filter(~value.is_between(0.0, 1.0).fill_null(False))
+    if bad.height:
+        doc_id, shown = bad["doc_id"][0], bad["safety"][0]
+        raise UsageError(f"--safety {path}: safety of document '{doc_id}' must be a number in "
+                         f"[0, 1]; got {shown!r}")
+    return table.with_columns(value.alias("safety"))
 
 
 def _score(args: SimpleNamespace) -> int:

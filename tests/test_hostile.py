@@ -234,16 +234,27 @@ def test_cli_errors_are_one_line_with_the_documented_code(tmp_path, args, code, 
          "--safety safety.csv: needs a doc_id and a safety column; columns are ['id', 'score']"),
         ("", "--safety safety.csv: not a readable CSV table: empty CSV"),
         ("doc_id,safety\ndoc-0000000,1.5\n",
-         "safety of document 'doc-0000000' must be a number in [0, 1]; got 1.5"),
+         "--safety safety.csv: safety of document 'doc-0000000' must be a number in [0, 1]; "
+         "got '1.5'"),
+        ("doc_id,safety\nnot-in-the-run,-0.5\n",
+         "--safety safety.csv: safety of document 'not-in-the-run' must be a number in [0, 1]; "
+         "got '-0.5'"),
+        ("doc_id,safety\ndoc-0000000,\n",
+         "--safety safety.csv: safety of document 'doc-0000000' must be a number in [0, 1]; "
+         "got None"),
     ],
 )
 def test_cli_a_bad_safety_file_is_one_line(tmp_path, text, message):
-    """The value that is not a number is named (a CSV column holding one is read as text, and
-    the first row's '0.5' was named instead); an empty file is no traceback."""
+    """The value that is not a number in [0, 1] is named, in any row (a CSV column holding
+    one is read as text, and the first row's '0.5' was named instead); an empty file is no
+    traceback. A side file's problem exits 2, as a --confidence file's and a missing --gt's."""
     (tmp_path / "safety.csv").write_text(text)
     proc = _cli("score", "--sample", "--safety", "safety.csv", "--out", "out", "--quiet",
                 cwd=tmp_path)
-    _one_line(proc, 1, f"jsoneval: input error: {message}")
+    _one_line(proc, 2, f"jsoneval: error: {message}")
+    proc = _cli("score", "--sample", "--safety", "missing.csv", "--out", "out", "--quiet",
+                cwd=tmp_path)
+    _one_line(proc, 2, "jsoneval: error: --safety missing.csv does not exist or is not a file")
 
 
 def test_a_safety_table_without_its_columns_is_named_by_every_driver(tmp_path):

@@ -180,6 +180,38 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def _check_replaceable(out: Path) -> None:
+    """A FileExistsError when ``out`` holds an entry a run replaces (a table folder,
+    ``summary.json``...) and is not a results directory (its manifest or, before manifests,
+    its summary is not this package's): ``--out .`` in a folder holding ``documents/`` of its
+    own would otherwise move that folder away with the previous run's tables."""
+    names = (*TABLES, *_EXTRA_TABLES, *_OLD_ENTRIES)
+    entries = [entry for name in names for entry in (out / name, out / f"{name}.parquet")
+               if entry.exists()]
+    entries += [out / name for name in (SUMMARY_FILE, MANIFEST_FILE) if (out / name).exists()]
+    if not entries or _is_results(out):
+        return
+    listed = ", ".join(e.name + ("/" if e.is_dir() else "") for e in entries)
+    raise FileExistsError(f"results directory {str(out)!r} holds {listed} that no jsoneval run "
+                          "wrote; give a new or empty directory")
+
+
+def _is_results(out: Path) -> bool:
+    """Whether ``out`` holds a run's manifest, or an older run's summary (a partitioned one
+    wrote ``summary/<column>=<value>/summary.json``)."""
+    if any((out / "summary").glob("*=*/summary.json")):
+        return True
+    for name, key, value in ((MANIFEST_FILE, "package", "jsoneval_polars"),
+                             (SUMMARY_FILE, "n_documents", None)):
+        try:
+            data = json.loads((out / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and key in data and (value is None or data[key] == value):
+            return True
+    return False
+
+
 class RunWriter:
     """Writes one run into a staging folder of ``out``; :meth:`commit` swaps it in.
 
@@ -194,6 +226,8 @@ class RunWriter:
         if self.out.exists() and not self.out.is_dir():
             raise FileExistsError(f"results directory {str(self.out)!r} is a file")
         self.made_out = not self.out.exists()
+        if not self.made_out:
+            _check_replaceable(self.out)
         self.out.mkdir(parents=True, exist_ok=True)
         self.staging = Path(tempfile.mkdtemp(prefix=".jsoneval-staging-", dir=self.out))
         self.partition_by = partition_by

@@ -202,3 +202,39 @@ def test_a_failed_write_exits_2_in_one_line_and_keeps_the_previous_run(tmp_path)
     assert sorted(p.name for p in out.iterdir()) == sorted([*TABLES, "summary.json",
                                                             "manifest.json"])
     assert read_results(out).documents.height == json.loads(before)["n_documents"]
+
+
+def test_a_folder_that_is_not_a_results_directory_is_never_replaced(tmp_path):
+    """``--out .`` in a folder holding a ``documents/`` of its own: the run refuses in one line
+    (exit 2) before scoring, and the user's files stay; a results directory is replaced, also
+    one of a layout older than manifests (a summary.json alone); other files are kept."""
+    own = tmp_path / "project"
+    (own / "documents").mkdir(parents=True)
+    (own / "documents" / "contract.pdf").write_text("mine")
+    (own / "notes.txt").write_text("mine")
+    proc = subprocess.run([sys.executable, "-m", "jsoneval_polars", "score", "--sample",
+                           "--out", ".", "--quiet"], cwd=own, capture_output=True, text=True,
+                          check=False, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == ("jsoneval: error: results directory '.' holds documents/ that no "
+                           "jsoneval run wrote; give a new or empty directory\n")
+    assert sorted(str(p.relative_to(own)) for p in own.rglob("*")) == [
+        "documents", "documents/contract.pdf", "notes.txt"]
+    r = evaluate(GT, AIO, config=config_a())
+    for entry in ("summary.json", "fields.parquet"):  # either one is a run's name
+        other = tmp_path / entry.partition(".")[0]
+        other.mkdir()
+        (other / entry).write_text("{}")
+        with pytest.raises(FileExistsError, match=f"holds {entry} that no jsoneval run"):
+            r.write(other)
+        assert [p.name for p in other.iterdir()] == [entry]
+    older = tmp_path / "older"  # an older run: its summary, no manifest
+    (older / "documents").mkdir(parents=True)
+    (older / "summary.json").write_text(json.dumps({"n_documents": 1}))
+    (older / "notes.txt").write_text("mine")
+    r.write(older)
+    assert read_results(older).documents.height == r.documents.height
+    assert (older / "notes.txt").read_text() == "mine"
+    r.write(own / "results")  # a new folder inside it is fine, and a second run replaces it
+    r.write(own / "results")
+    assert read_results(own / "results").summary == read_results(older).summary

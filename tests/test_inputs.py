@@ -774,6 +774,32 @@ def test_pretty_printed_objects_are_records(tmp_path):
     assert r.errors.select("source", "line").rows() == [("gt", 1)]
 
 
+_tricky_text = st.text(alphabet='{}[]"\\ a\n\u00e9', max_size=6)
+
+
+@given(
+    objects=st.lists(st.dictionaries(_tricky_text, st.recursive(
+        st.none() | st.integers() | _tricky_text,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_tricky_text, inner,
+                                                                     max_size=3),
+        max_leaves=8)), max_size=5),
+    indent=st.sampled_from([None, 0, 2]),
+    gaps=st.lists(st.sampled_from(["\n", "", " ", "\r\n", "\n\n"]), min_size=5, max_size=5),
+)
+def test_pretty_printed_objects_split_where_each_object_ends(objects, indent, gaps):
+    """Each object of text written as ``jq .`` writes it is one value, with the line it starts
+    on, whatever brackets, quotes and backslashes its strings hold (ingest.object_texts)."""
+    from jsoneval_polars.ingest import object_texts
+
+    text, expected = "", []
+    for obj, gap in zip(objects, gaps, strict=False):
+        dumped = json.dumps(obj, indent=indent, ensure_ascii=False)
+        expected.append((text.count("\n") + 1, dumped))
+        text += dumped + gap
+    found = [(line, value.strip().decode()) for line, value in object_texts(text.encode())]
+    assert found == expected
+
+
 def test_byte_order_marks_at_line_starts(tmp_path):
     """Files joined from files that each began with a BOM: a BOM before a record is skipped, as
     JSON text skips it, and a line holding a BOM alone is a blank line, not a bad record."""

@@ -19,10 +19,7 @@ from typing import Any
 
 import polars as pl
 
-from .ingest import InputError, InputFileError, codec_of
-
-#: the suffixes the copy's name loses
-_SUFFIXES = (".gz", ".gzip", ".zst", ".zstd", ".bz2")
+from .ingest import InputError, InputFileError, codec_of, plain_name
 
 
 @contextlib.contextmanager
@@ -46,7 +43,7 @@ def plain_copies(sources: Mapping[str, Any], parent: str | Path | None = None
         for side, codec in codecs.items():
             if codec:
                 original = Path(sources[side])
-                copy = folder / f"{side}-{_plain_name(original.name)}"
+                copy = folder / f"{side}-{plain_name(original.name)}"
                 jobs.append((original, copy, codec))
                 plain[side] = copy
                 names[str(copy)] = str(sources[side])
@@ -83,13 +80,6 @@ def inputs_named(inputs: Mapping[str, Any], names: Mapping[str, str]) -> dict[st
             entry = {**entry, "path": original, "bytes": Path(original).stat().st_size}
         out[side] = entry
     return out
-
-
-def _plain_name(name: str) -> str:
-    for suffix in _SUFFIXES:
-        if name.lower().endswith(suffix):
-            return name[: -len(suffix)] or "input"
-    return name
 
 
 def _decompress(source: Path, target: Path, codec: str) -> None:

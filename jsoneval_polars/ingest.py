@@ -792,6 +792,16 @@ def _in_strings(raw: np.ndarray) -> np.ndarray:
 
 #: compressed files read through a plain copy (compressed.py): magic bytes -> pyarrow codec
 CODECS = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd", b"BZh": "bz2"}
+_COMPRESSED_SUFFIXES = (".gz", ".gzip", ".zst", ".zstd", ".bz2")
+
+
+def plain_name(name: str) -> str:
+    """A compressed file's name without its compression suffix (``gt.csv.gz``: ``gt.csv``),
+    which says what the decompressed text is."""
+    for suffix in _COMPRESSED_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)] or "input"
+    return name
 
 
 def codec_of(source: Any) -> str | None:
@@ -830,6 +840,9 @@ def ndjson_path(source: Any, side: str) -> Path:
         raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
                          f"{path.suffix} files with evaluate()")
     codec = codec_of(path)
+    if codec and Path(plain_name(path.name)).suffix.lower() in TABLE_SUFFIXES:
+        raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
+                             f"{Path(plain_name(path.name)).suffix} files with evaluate()")
     if codec:  # read through a decompressed copy (compressed.plain_copies): its head decides
         head = head_of(path, codec, (1 << 20) + 8192)
         check_text_file(head, f"{side} input {path}")

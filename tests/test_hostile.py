@@ -531,7 +531,8 @@ def test_a_lone_surrogate_in_metadata_is_a_warning_and_a_null(tmp_path):
 
 
 def test_compressed_inputs_are_read_through_a_plain_copy(tmp_path):
-    """gzip, zstd and bzip2 inputs (NDJSON or a JSON array) score as their plain text does, by
+    """gzip, zstd and bzip2 inputs (NDJSON, a JSON array, pretty-printed objects, CSV) score
+    as their plain text does, by
     every driver and the command line; the errors table, a strict run's error and the manifest
     name the user's file; no copy is left behind; a corrupt stream is one line naming it."""
     import bz2
@@ -550,10 +551,19 @@ def test_compressed_inputs_are_read_through_a_plain_copy(tmp_path):
         out.write(aio.encode())
     array = json.dumps([json.loads(line) for line in gt.splitlines()], indent=1)
     (tmp_path / "gt.json.bz2").write_bytes(bz2.compress(array.encode()))
+    pretty = "\n".join(json.dumps(json.loads(line), indent=2) for line in gt.splitlines())
+    (tmp_path / "gt.pretty.json.gz").write_bytes(gzip.compress(pretty.encode(), mtime=0))
+    rows = [json.loads(line) for line in gt.splitlines()]
+    table = pl.DataFrame({"doc_id": [r.pop("doc_id") for r in rows],
+                          "json": [json.dumps(r) for r in rows]})
+    (tmp_path / "gt.csv.gz").write_bytes(gzip.compress(table.write_csv().encode(), mtime=0))
     plain = evaluate(tmp_path / "gt.ndjson", tmp_path / "aio.ndjson")
     runs = {
         "evaluate": evaluate(tmp_path / "gt.ndjson.gz", tmp_path / "aio.ndjson.zst"),
         "array": evaluate(tmp_path / "gt.json.bz2", tmp_path / "aio.ndjson.zst"),
+        "pretty": evaluate(tmp_path / "gt.pretty.json.gz", tmp_path / "aio.ndjson.zst"),
+        "csv": evaluate(tmp_path / "gt.csv.gz", tmp_path / "aio.ndjson.zst",
+                        json_column="json"),
         "files": score_files(tmp_path / "gt.ndjson.gz", tmp_path / "aio.ndjson.zst",
                              tmp_path / "new" / "folder" / "files"),
     }
@@ -561,6 +571,15 @@ def test_compressed_inputs_are_read_through_a_plain_copy(tmp_path):
                 cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     runs["cli"] = read_results(tmp_path / "cli")
+    # two compressed CSV files: tables by their plain name, never streamed as NDJSON
+    proc = _cli("score", "--gt", "gt.csv.gz", "--aio", "gt.csv.gz", "--json-column", "json",
+                "--out", "csvs", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    both_csv = read_results(tmp_path / "csvs")
+    assert (both_csv.summary["n_documents"], both_csv.summary["micro_f1"]) == (3, 1.0)
+    with pytest.raises(InputError, match=r"gt\.csv\.gz: streaming reads NDJSON; score \.csv "
+                                         r"files with evaluate\(\)"):
+        score_files(tmp_path / "gt.csv.gz", tmp_path / "aio.ndjson", tmp_path / "o")
     for name, run in runs.items():
         assert_frame_equal(run.fields, plain.fields, check_row_order=False)
         assert run.summary["micro_f1"] == plain.summary["micro_f1"], name

@@ -259,11 +259,13 @@ def test_metadata_travels_and_slices_as_locally(spark, tmp_path, capsys):
     local = evaluate(gt, aio, json_column="json", **options)
     assert local.documents["currency"].null_count() < n  # the member is read
     res = evaluate_spark(_to_spark(spark, gt), _to_spark(spark, aio), num_partitions=3,
-                         chunk_rows=70, by=["model"], **options)
+                         chunk_rows=70, by="model", **options)  # one name, as locally
     try:
+        assert res.by == ("model",)
         _assert_equals_local(res, local)
-        for by in (["model"], ["currency", "run"]):
-            _assert_same(res.attributes_by(by), local.attributes_by(by), [*by, "attribute"],
+        for by in ("model", ["model"], ["currency", "run"]):
+            keys = [by] if isinstance(by, str) else by
+            _assert_same(res.attributes_by(by), local.attributes_by(by), [*keys, "attribute"],
                          f"attributes_by {by}")
         assert not {"model", "run", "currency"} & set(res.attributes["attribute"].to_list())
     finally:

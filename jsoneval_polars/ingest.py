@@ -756,8 +756,11 @@ def _opens_object_over_lines(head: bytes, at: int) -> bool:
 def object_texts(data: bytes) -> Iterator[tuple[int, bytes]]:
     """(first line, text) of each top-level JSON value of pretty-printed objects, as NDJSON
     gives (line, text) pairs: the values end where their brackets, matched outside strings,
-    close. Text after the last closed value (an object never closed) is one more value, which
-    its parse reports."""
+    close. A stray bracket or quote, or an object never closed, throws the matching off for
+    the rest of the file; so a value that does not parse is cut again before each '{' and
+    after each '}' that opens a line (where ``jq .`` starts and ends each object; a JSON
+    string cannot hold a line end), and only the pieces that are not JSON are error rows,
+    the objects around them kept."""
     data = data.removeprefix(UTF8_BOM)
     raw = np.frombuffer(data, dtype=np.uint8)
     step = _BRACKET_STEP[raw]
@@ -766,11 +769,30 @@ def object_texts(data: bytes) -> Iterator[tuple[int, bytes]]:
     newlines = np.flatnonzero(raw == ord("\n"))
     start = 0
     for end in [*ends.tolist(), len(data)]:
-        text = data[start:end]
         first = _SPACE.match(data, start).end()
         if first < end:
-            yield int(np.searchsorted(newlines, first)) + 1, text
+            cuts = sorted({m.end() for m in _OBJECT_EDGES.finditer(data, first, end)} - {end})
+            if cuts and not _is_json(data[start:end]):
+                bounds = zip([start, *cuts], [*cuts, end], strict=True)
+            else:
+                bounds = iter([(start, end)])
+            for a, b in bounds:
+                at = _SPACE.match(data, a).end()
+                if at < b:
+                    yield int(np.searchsorted(newlines, at)) + 1, data[a:b]
         start = end
+
+
+#: where ``jq .`` starts and ends each object: before a '{' and after a '}' that open a line
+_OBJECT_EDGES = re.compile(rb"\n(?=\{)|\n\}")
+
+
+def _is_json(text: bytes) -> bool:
+    try:
+        _parse_json(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _in_strings(raw: np.ndarray) -> np.ndarray:

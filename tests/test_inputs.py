@@ -757,14 +757,18 @@ def test_pretty_printed_objects_are_records(tmp_path):
                  str(tmp_path / "cli"), "--quiet"]) == 0
     assert read_results(tmp_path / "cli").fields.equals(by_lines.fields)
 
-    # line 1: a; line 5: b lacks a comma; line 9: c; line 13: d, never closed
+    # line 1: a; line 5: b lacks a comma; line 9: c; line 13: d, never closed; line 15: e;
+    # line 18: a stray bracket; line 19: f; line 22: g, its string never closed; line 25: h
     bad = tmp_path / "bad.json"
     bad.write_text('{\n  "doc_id": "a",\n  "x": 1\n}\n{\n  "doc_id": "b"\n  "x": 2\n}\n'
-                   '{\n  "doc_id": "c",\n  "x": 3\n}\n{\n  "doc_id": "d",\n')
+                   '{\n  "doc_id": "c",\n  "x": 3\n}\n{\n  "doc_id": "d",\n'
+                   '{\n  "doc_id": "e"\n}\n}\n{\n  "doc_id": "f"\n}\n'
+                   '{\n  "doc_id": "g", "x": "3\n}\n{\n  "doc_id": "h"\n}\n')
     r = evaluate(bad, ndjson)
-    assert r.documents.filter(pl.col("gt_present"))["doc_id"].to_list() == ["a", "c"]
+    assert r.documents.filter(pl.col("gt_present"))["doc_id"].to_list() == ["a", "c", "e", "f",
+                                                                              "h"]
     gt_errors = r.errors.filter(pl.col("source") == "gt")
-    assert gt_errors["line"].to_list() == [5, 13]
+    assert gt_errors["line"].to_list() == [5, 13, 18, 22]
     assert gt_errors["error"].str.starts_with("not valid JSON").all()
 
     cut = tmp_path / "cut.ndjson"  # a first line cut short, then records: NDJSON

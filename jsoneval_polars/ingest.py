@@ -798,8 +798,8 @@ def _is_json(text: bytes) -> bool:
 def _in_strings(raw: np.ndarray) -> np.ndarray:
     """Which bytes of JSON text are inside strings (their quotes included), in a few numpy
     passes: a quote after an odd run of backslashes is escaped; the others open and close
-    strings in turn. 25 MB of pretty-printed objects in 0.1 s, where matching each string
-    with a regular expression took 1.2 s."""
+    strings in turn. Splitting 25 MB of pretty-printed objects (:func:`object_texts`) took
+    0.54 s this way, 1.21 s matching each string with a regular expression."""
     position = np.arange(len(raw), dtype=np.int32)
     plain = np.maximum.accumulate(np.where(raw == ord("\\"), -1, position))
     quotes = np.flatnonzero(raw == ord('"'))

@@ -178,7 +178,7 @@ def _read_too_deep(raw: bytes) -> tuple[dict[str, Any] | list[Any], list[str]]:
     ``json.loads`` does. The parts too deep are not checked beyond their brackets and strings.
     ValueError when the root is neither an object nor an array, or the text is not JSON at
     this level."""
-    at = _SPACE.match(raw, len(UTF8_BOM) if raw.startswith(UTF8_BOM) else 0).end()
+    at = _json_start(raw)
     array = raw[at:at + 1] == b"["
     parts: list[tuple[str | None, Any]] = []
     notes: list[str] = []
@@ -191,6 +191,11 @@ def _read_too_deep(raw: bytes) -> tuple[dict[str, Any] | list[Any], list[str]]:
         parts.append((key, value))
         notes += more
     return ([value for _, value in parts] if array else dict(parts)), notes
+
+
+def _json_start(text: bytes) -> int:
+    """Where JSON text begins: after a UTF-8 BOM and blanks."""
+    return _SPACE.match(text, len(UTF8_BOM) if text.startswith(UTF8_BOM) else 0).end()
 
 
 def _root_parts(raw: bytes, at: int) -> Iterator[tuple[str | None, int, int]]:
@@ -730,14 +735,14 @@ def starts_json_objects(head: bytes) -> bool:
     and blanks) with an object that closes after its first line, within ``head``, and that
     object is JSON. An NDJSON file whose first line is cut short does not close it there, or
     not as JSON, so it stays NDJSON, its first line one error row."""
-    at = _SPACE.match(head, len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0).end()
+    at = _json_start(head)
     if not _opens_object_over_lines(head, at):
         return False
     try:
-        _parse_json(head[at:_value_end(head, at)])
-    except (ValueError, RecursionError):
+        end = _value_end(head, at)
+    except ValueError:
         return False
-    return True
+    return _is_json(head[at:end])
 
 
 def _opens_object_over_lines(head: bytes, at: int) -> bool:
@@ -800,7 +805,7 @@ def _in_strings(raw: np.ndarray) -> np.ndarray:
     passes: a quote after an odd run of backslashes is escaped; the others open and close
     strings in turn. Splitting 25 MB of pretty-printed objects (:func:`object_texts`) took
     0.54 s this way, 1.21 s matching each string with a regular expression."""
-    position = np.arange(len(raw), dtype=np.int32)
+    position = np.arange(len(raw), dtype=np.int32 if len(raw) < 2**31 else np.int64)
     plain = np.maximum.accumulate(np.where(raw == ord("\\"), -1, position))
     quotes = np.flatnonzero(raw == ord('"'))
     before = np.maximum(quotes - 1, 0)
@@ -858,31 +863,30 @@ def ndjson_path(source: Any, side: str) -> Path:
     path = Path(source)
     if not path.is_file():
         raise InputFileError(f"{side} input {path} does not exist or is not a file")
-    if path.suffix.lower() in TABLE_SUFFIXES:
+    suffix = Path(plain_name(path.name)).suffix  # gt.csv.gz is a CSV table
+    if suffix.lower() in TABLE_SUFFIXES:
         raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
-                         f"{path.suffix} files with evaluate()")
+                             f"{suffix} files with evaluate()")
     codec = codec_of(path)
-    if codec and Path(plain_name(path.name)).suffix.lower() in TABLE_SUFFIXES:
-        raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
-                             f"{Path(plain_name(path.name)).suffix} files with evaluate()")
     if codec:  # read through a decompressed copy (compressed.plain_copies): its head decides
         head = head_of(path, codec, (1 << 20) + 8192)
         check_text_file(head, f"{side} input {path}")
-        if head.removeprefix(UTF8_BOM).lstrip()[:1] == b"[":
+        at = _json_start(head)
+        if head[at:at + 1] == b"[":
             first, newline, rest = head.partition(b"\n")
             head = first + newline + rest.partition(b"\n")[0] + b"\n"
-        elif head.removeprefix(UTF8_BOM).lstrip()[:1] != b"{":
+        elif head[at:at + 1] != b"{":
             head = head[:4096]
     else:
         with open(path, "rb") as f:
             head = f.read(4096)
             check_text_file(head, f"{side} input {path}")
-            opener = head.removeprefix(UTF8_BOM).lstrip()[:1]
-            if opener == b"[":  # its first line decides
+            at = _json_start(head)
+            if head[at:at + 1] == b"[":  # its first line decides
                 head += f.readline(1 << 20) + f.readline(4096)
-            elif opener == b"{":  # an object its first line does not close decides
-                head += f.readline(1 << 20)
-                at = _SPACE.match(head, len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0).end()
+            elif head[at:at + 1] == b"{":  # an object its first line does not close decides
+                if b"\n" not in head[at:]:
+                    head += f.readline(1 << 20)
                 if _opens_object_over_lines(head, at):
                     head += f.read(1 << 20)
     if starts_json_array(head):

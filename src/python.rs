@@ -476,6 +476,39 @@ fn scan_lines(
     (s.line, s.offset, s.length, s.doc_id, s.has_id, s.fallback)
 }
 
+/// The records of a JSON-array file as [`scan_lines`] gives those of NDJSON lines, each element
+/// numbered by its position from 0, and the (offset, length) of each element for the Python
+/// path; None when `data` is not one array of delimited elements.
+#[pyfunction]
+#[pyo3(signature = (data, id_field, content=None))]
+#[allow(clippy::type_complexity)]
+fn scan_array(
+    py: Python<'_>,
+    data: &Bound<'_, PyBytes>,
+    id_field: &str,
+    content: Option<&str>,
+) -> Option<(
+    Vec<i64>,
+    Vec<i64>,
+    Vec<i64>,
+    Vec<Option<String>>,
+    Vec<bool>,
+    Vec<i64>,
+    Vec<(i64, i64)>,
+)> {
+    let bytes = data.as_bytes();
+    let s = py.detach(|| crate::scan::scan_array(bytes, id_field, content))?;
+    Some((
+        s.line,
+        s.offset,
+        s.length,
+        s.doc_id,
+        s.has_id,
+        s.fallback,
+        s.fallback_span,
+    ))
+}
+
 /// The numeric-string grammar (`values.NUMBER_TEXT`), compiled once.
 #[pyclass(frozen, module = "jsoneval_polars._native")]
 struct NumberReader {
@@ -1127,6 +1160,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_count, m)?)?;
     m.add_function(wrap_pyfunction!(unreadable_texts, m)?)?;
     m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_array, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
     m.add_function(wrap_pyfunction!(match_items, m)?)?;
     m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;

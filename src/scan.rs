@@ -23,6 +23,8 @@ pub struct Scanned {
     pub has_id: Vec<bool>,
     /// lines for the Python path (their index), in order
     pub fallback: Vec<i64>,
+    /// the (offset, length) of each of those lines
+    pub fallback_span: Vec<(i64, i64)>,
 }
 
 enum Line {
@@ -285,16 +287,36 @@ pub fn scan_lines(data: &[u8], id_field: &str, content: Option<&str>) -> Scanned
             (s, stop)
         })
         .collect();
+    scan_texts(data, &bounds, id_field, content)
+}
+
+/// The records of a JSON-array file as [`scan_lines`] gives those of NDJSON, an element for a
+/// line (numbered by its position from 0), or None when `data` is not one array of delimited
+/// elements ([`array_elements`]).
+pub fn scan_array(data: &[u8], id_field: &str, content: Option<&str>) -> Option<Scanned> {
+    array_elements(data).map(|bounds| scan_texts(data, &bounds, id_field, content))
+}
+
+/// The record or fallback of each (start, stop) text of `data`, read in parallel.
+fn scan_texts(
+    data: &[u8],
+    bounds: &[(usize, usize)],
+    id_field: &str,
+    content: Option<&str>,
+) -> Scanned {
     let lines: Vec<Line> = bounds
         .par_iter()
         .with_min_len(256)
         .map(|&(s, e)| read_line(&data[s..e], id_field, content))
         .collect();
     let mut out = Scanned::default();
-    for (i, (line, (s, e))) in lines.into_iter().zip(bounds).enumerate() {
+    for (i, (line, &(s, e))) in lines.into_iter().zip(bounds).enumerate() {
         match line {
             Line::Blank => {}
-            Line::Fallback => out.fallback.push(i as i64),
+            Line::Fallback => {
+                out.fallback.push(i as i64);
+                out.fallback_span.push((s as i64, (e - s) as i64));
+            }
             Line::Record(doc_id, has_id) => {
                 out.line.push(i as i64);
                 out.offset.push(s as i64);
@@ -305,6 +327,97 @@ pub fn scan_lines(data: &[u8], id_field: &str, content: Option<&str>) -> Scanned
         }
     }
     out
+}
+
+/// JSON's four blank characters (RFC 8259), from `at`.
+fn skip_blanks(data: &[u8], mut at: usize) -> usize {
+    while matches!(data.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        at += 1;
+    }
+    at
+}
+
+/// The (start, stop) of each element of the JSON array that `data` holds (after a BOM and
+/// blanks), found by its brackets, strings and commas alone: an element is delimited here,
+/// not read, so one that is not JSON is one record's error. None when the delimiters do not
+/// make one array: a file cut short, a missing or extra comma, text after the array.
+pub fn array_elements(data: &[u8]) -> Option<Vec<(usize, usize)>> {
+    let bom = if data.starts_with(UTF8_BOM) {
+        UTF8_BOM.len()
+    } else {
+        0
+    };
+    let mut at = skip_blanks(data, bom);
+    if data.get(at) != Some(&b'[') {
+        return None;
+    }
+    let mut elements = Vec::new();
+    at = skip_blanks(data, at + 1);
+    if data.get(at) == Some(&b']') {
+        return (skip_blanks(data, at + 1) == data.len()).then_some(elements);
+    }
+    loop {
+        let end = element_end(data, at)?;
+        elements.push((at, end));
+        at = skip_blanks(data, end);
+        match data.get(at) {
+            Some(b',') => at = skip_blanks(data, at + 1),
+            Some(b']') => return (skip_blanks(data, at + 1) == data.len()).then_some(elements),
+            _ => return None,
+        }
+    }
+}
+
+/// Where the element starting at `at` ends: past the bracket closing its object or array, past
+/// the quote closing its string, or (a number, a literal, or text that is no JSON) before the
+/// next comma, closing bracket or blank. None at the end of `data`, or for an empty element.
+fn element_end(data: &[u8], at: usize) -> Option<usize> {
+    match data.get(at)? {
+        b'{' | b'[' => {
+            let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+            for (i, &b) in data.iter().enumerate().skip(at) {
+                if in_string {
+                    match (escaped, b) {
+                        (true, _) => escaped = false,
+                        (false, b'\\') => escaped = true,
+                        (false, b'"') => in_string = false,
+                        _ => {}
+                    }
+                    continue;
+                }
+                match b {
+                    b'"' => in_string = true,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        b'"' => {
+            let mut escaped = false;
+            for (i, &b) in data.iter().enumerate().skip(at + 1) {
+                match (escaped, b) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => return Some(i + 1),
+                    _ => {}
+                }
+            }
+            None
+        }
+        _ => {
+            let len = data[at..]
+                .iter()
+                .position(|b| matches!(b, b',' | b']' | b' ' | b'\t' | b'\n' | b'\r'))?;
+            (len > 0).then_some(at + len)
+        }
+    }
 }
 
 fn memchr_newlines(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
@@ -389,5 +502,61 @@ mod tests {
         ];
         assert_eq!(unreadable(&texts, Some("doc")), vec![2, 3, 6]);
         assert_eq!(unreadable(&texts, None), vec![6]);
+    }
+
+    #[test]
+    fn array_elements_are_delimited_not_read() {
+        let data = "\u{feff} [ {\"id\": \"a\", \"s\": \"]}\\\"[\"},\n  [1, [2]] ,\"x,]\", 12.5e3,tru , {\"id\": 2} ]\n";
+        let bytes = data.as_bytes();
+        let spans = array_elements(bytes).unwrap();
+        let texts: Vec<&str> = spans.iter().map(|&(s, e)| &data[s..e]).collect();
+        assert_eq!(
+            texts,
+            [
+                "{\"id\": \"a\", \"s\": \"]}\\\"[\"}",
+                "[1, [2]]",
+                "\"x,]\"",
+                "12.5e3",
+                "tru",
+                "{\"id\": 2}"
+            ]
+        );
+        assert_eq!(array_elements(b"[]"), Some(vec![]));
+        assert_eq!(array_elements(b" [ ] \r\n"), Some(vec![]));
+        for broken in [
+            &b"[{\"a\": 1}"[..],        // cut short
+            b"[{\"a\": 1} {\"b\": 2}]", // a missing comma
+            b"[{\"a\": 1},]",           // an extra comma
+            b"[1,,2]",
+            b"[1] x",      // text after the array
+            b"[\"open]",   // a string never closed
+            b"{\"a\": 1}", // not an array
+            b"",
+        ] {
+            assert_eq!(
+                array_elements(broken),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(broken)
+            );
+        }
+    }
+
+    #[test]
+    fn an_array_is_scanned_as_lines_are() {
+        let data = br#"[{"id": "a", "x": 1}, {"x": 2}, [1], {"id": 1.5}, {"id": 7, "a": 1, "a": 2}, {"id": "b"}]"#;
+        let s = scan_array(data, "id", None).unwrap();
+        assert_eq!(s.line, [0, 1, 4, 5]); // a repeated key is the flattening's to report
+        assert_eq!(
+            s.doc_id,
+            [Some("a".into()), None, Some("7".into()), Some("b".into())]
+        );
+        assert_eq!(s.has_id, [true, false, true, true]);
+        assert_eq!(s.fallback, [2, 3]);
+        let (o, n) = s.fallback_span[0];
+        assert_eq!(&data[o as usize..(o + n) as usize], b"[1]");
+        let (o, n) = (s.offset[3] as usize, s.length[3] as usize);
+        assert_eq!(&data[o..o + n], br#"{"id": "b"}"#);
+        assert!(scan_array(b"[{\"id\": 1}", "id", None).is_none());
     }
 }

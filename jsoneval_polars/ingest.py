@@ -855,8 +855,9 @@ def head_of(path: str | Path, codec: str, size: int = 1 << 16) -> bytes:
 
 
 def ndjson_path(source: Any, side: str) -> Path:
-    """``source`` as the path of an NDJSON file, or an :class:`InputFileError` saying why not
-    (not a file, a table format, a JSON array)."""
+    """``source`` as the path of an NDJSON file or a JSON array of records, or an
+    :class:`InputFileError` saying why not (not a file, a table format, pretty-printed
+    objects, or a JSON array without the native kernel to find its elements)."""
     if not isinstance(source, str | Path):
         raise InputFileError(f"{side}: streaming scores NDJSON files; got {type(source).__name__} "
                          "(use evaluate() for tables and lists of records)")
@@ -867,6 +868,30 @@ def ndjson_path(source: Any, side: str) -> Path:
     if suffix.lower() in TABLE_SUFFIXES:
         raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
                              f"{suffix} files with evaluate()")
+    head = _text_head(path, side)
+    if starts_json_array(head) and not _native_kernel():
+        raise InputFileError(f"{side} input {path} holds a JSON array; streaming reads NDJSON "
+                             "(one record per line): score it with evaluate()")
+    if starts_json_objects(head):
+        raise InputFileError(f"{side} input {path} holds pretty-printed JSON objects; streaming "
+                             "reads NDJSON (one record per line): score it with evaluate()")
+    return path
+
+
+def is_json_array(path: str | Path) -> bool:
+    """Whether a text input (NDJSON or a JSON array, :func:`ndjson_path`) is a JSON array."""
+    return starts_json_array(_text_head(Path(path), "input"))
+
+
+def _native_kernel() -> bool:
+    from .flatten import KERNEL
+    return KERNEL == "native"
+
+
+def _text_head(path: Path, side: str) -> bytes:
+    """As much of a text file's beginning as decides what it holds (:func:`starts_json_array`,
+    :func:`starts_json_objects`), decompressed; an :class:`InputFileError` for a file that is
+    not UTF-8 text."""
     codec = codec_of(path)
     if codec:  # read through a decompressed copy (compressed.plain_copies): its head decides
         head = head_of(path, codec, (1 << 20) + 8192)
@@ -877,30 +902,24 @@ def ndjson_path(source: Any, side: str) -> Path:
             head = first + newline + rest.partition(b"\n")[0] + b"\n"
         elif head[at:at + 1] != b"{":
             head = head[:4096]
-    else:
-        with open(path, "rb") as f:
-            head = f.read(4096)
-            check_text_file(head, f"{side} input {path}")
-            at = _json_start(head)
-            if head[at:at + 1] == b"[":  # its first line decides
-                head += f.readline(1 << 20) + f.readline(4096)
-            elif head[at:at + 1] == b"{":  # an object its first line does not close decides
-                if b"\n" not in head[at:]:
-                    head += f.readline(1 << 20)
-                if _opens_object_over_lines(head, at):
-                    head += f.read(1 << 20)
-    if starts_json_array(head):
-        raise InputFileError(f"{side} input {path} holds a JSON array; streaming reads NDJSON "
-                         "(one record per line): score it with evaluate()")
-    if starts_json_objects(head):
-        raise InputFileError(f"{side} input {path} holds pretty-printed JSON objects; streaming "
-                             "reads NDJSON (one record per line): score it with evaluate()")
-    return path
+        return head
+    with open(path, "rb") as f:
+        head = f.read(4096)
+        check_text_file(head, f"{side} input {path}")
+        at = _json_start(head)
+        if head[at:at + 1] == b"[":  # its first line decides
+            head += f.readline(1 << 20) + f.readline(4096)
+        elif head[at:at + 1] == b"{":  # an object its first line does not close decides
+            if b"\n" not in head[at:]:
+                head += f.readline(1 << 20)
+            if _opens_object_over_lines(head, at):
+                head += f.read(1 << 20)
+    return head
 
 
 def is_ndjson(source: Any) -> bool:
-    """Whether ``source`` is an NDJSON file this driver reads (not Parquet/Arrow, not an
-    array)."""
+    """Whether ``source`` is a text file of records this driver reads (NDJSON or a JSON
+    array; not Parquet/Arrow, not pretty-printed objects)."""
     try:
         ndjson_path(source, "input")
     except InputError:
@@ -1305,6 +1324,63 @@ def scan_ndjson(
     return table.select(list(SCAN_SCHEMA)), errors.rows
 
 
+def scan_json_array(
+    path: str, side: str, id_field: str, content_field: str | None, strict: bool,
+) -> tuple[pl.DataFrame, list[dict]]:
+    """Records of a JSON-array file as :func:`scan_ndjson` gives those of NDJSON lines, each
+    element numbered by its position from 1 as the records of an array always were: the
+    kernel finds the elements by their brackets, strings and commas (``_native.scan_array``),
+    and reads their ids as it reads lines; an element it declines is read by
+    :func:`iter_records`, so one that is not JSON is its own error row. The batches read the
+    elements back by offset, as lines. The file is read whole here (one worker), and only its
+    ids are kept.
+
+    A file whose delimiters do not make one array (cut short, a missing comma) is read as
+    NDJSON lines, as it always was: NDJSON whose first line starts with '[' is NDJSON; with no
+    record on any line it is an :class:`InputFileError` ("not a valid JSON array")."""
+    from .flatten import _native
+    with open(path, "rb") as f:
+        data = f.read()
+    scanned = _native.scan_array(data, id_field, content_field)
+    if scanned is None:
+        table, rows = scan_ndjson(path, side, 0, len(data), 1, id_field, content_field, strict)
+        if not table.height:
+            try:
+                _parse_json(data.removeprefix(UTF8_BOM))
+                reason = "its elements are not delimited as the kernel reads them"
+            except ValueError as exc:
+                reason = str(exc)
+            raise InputFileError(f"{path}: not a valid JSON array: {reason}")
+        return table, rows
+    line, offset, length, doc_id, has_id, declined, spans = scanned
+    errors = ErrorRows(strict)
+    span_of = {i + 1: span for i, span in zip(declined, spans, strict=True)}
+    kept = [
+        (r.line, *span_of[r.line], r.doc_id, r.has_id)
+        for r in iter_records(((i, data[a:a + n]) for i, (a, n) in span_of.items()), side,
+                              path, id_field, content_field, errors)
+    ]
+    schema = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
+              "has_id": pl.Boolean}
+    table = pl.concat([
+        pl.DataFrame([line, offset, length, doc_id, has_id], schema=schema)
+        .with_columns(pl.col("line") + 1),
+        pl.DataFrame(kept, schema=schema, orient="row"),
+    ]).sort("line")
+    return table.select(list(SCAN_SCHEMA)), errors.rows
+
+
+def scan_text_file(
+    path: str, side: str, id_field: str, content_field: str | None, strict: bool,
+) -> tuple[pl.DataFrame, list[dict]]:
+    """The records of a whole NDJSON file (:func:`scan_ndjson`) or JSON array
+    (:func:`scan_json_array`)."""
+    if is_json_array(path):
+        return scan_json_array(str(path), side, id_field, content_field, strict)
+    return scan_ndjson(str(path), side, 0, Path(path).stat().st_size, 1, id_field,
+                       content_field, strict)
+
+
 def read_pairs(
     plan: pl.DataFrame, files: Mapping[str, str | Path], *, id_field: str,
     fields: tuple[str | None, str | None] = (None, None), metadata: Sequence[str] = (),
@@ -1348,15 +1424,14 @@ def plan_ndjson(
     gt: str | Path, aio: str | Path, id_field: str, strict: bool,
     fields: tuple[str | None, str | None] = (None, None),
 ) -> tuple[pl.DataFrame, list[dict], dict[str, int]]:
-    """The pair plan of two NDJSON files read whole in this process (:func:`scan_ndjson`, then
-    :func:`pair_records`): its rows for :func:`read_pairs`, the error rows of reading and
-    pairing, and the records read per side."""
+    """The pair plan of two NDJSON files or JSON arrays read whole in this process
+    (:func:`scan_text_file`, then :func:`pair_records`): its rows for :func:`read_pairs`, the
+    error rows of reading and pairing, and the records read per side."""
     errors = ErrorRows(strict)
     tables, rows = {}, []
     for side, path, content_field in (("gt", gt, fields[0]), ("aio", aio, fields[1])):
-        size = Path(path).stat().st_size
-        tables[side], side_rows = scan_ndjson(str(path), side, 0, size, 1, id_field,
-                                              content_field, strict)
+        tables[side], side_rows = scan_text_file(str(path), side, id_field, content_field,
+                                                 strict)
         rows += side_rows
     n_read = {side: tables[side].height + sum(
         1 for e in rows if e["source"] == side and e["severity"] == "error") for side in tables}

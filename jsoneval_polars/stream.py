@@ -5,7 +5,9 @@ works in two passes over the files, spread over ``spawn`` worker processes (fork
 has started its threads can deadlock); small inputs are scored on threads of this process:
 
 1. *scan*: each worker parses a byte range of a file and returns, per record, only its line,
-   byte offset, length and doc_id (and the error rows of lines that are not records). The main
+   byte offset, length and doc_id (and the error rows of lines that are not records); a JSON
+   array is scanned whole by one worker, its elements numbered as lines
+   (:func:`ingest.scan_json_array`). The main
    process hands them to a :class:`pair_plan.PairPlan`, which pairs the ids with
    :func:`ingest.pair_records`, the pairing every driver uses: at once for small inputs, in
    hash buckets spilled to disk beyond a million records a side, so memory does not grow with
@@ -60,10 +62,12 @@ from .ingest import (
     content_fields,
     metadata_names,
     name_list,
+    is_json_array,
     ndjson_path,
     plan_tables,
     read_once,
     read_pairs,
+    scan_json_array,
     scan_ndjson,
 )
 from .layout import RunWriter, check_partition_column, manifest, now, write_part
@@ -107,9 +111,10 @@ def score_files(
     seed: int | None = None,
     confidence: Any = None,
 ) -> ResultTables:
-    """Score two NDJSON files into the results directory ``out`` (layout.py) and open it.
+    """Score two NDJSON files (or JSON arrays of records) into the results directory ``out``
+    (layout.py) and open it.
 
-    Same inputs and meaning as :func:`evaluate` for NDJSON files; ``safety`` is a mapping or a
+    Same inputs and meaning as :func:`evaluate` for those files; ``safety`` is a mapping or a
     (doc_id, safety) table, or a picklable callable; ``semantic_scorer`` must be picklable (it
     runs in the workers). ``by`` adds ``attributes_by/``; ``partition_by`` writes Hive
     folders, as :meth:`Result.write`. ``workers`` processes (default: one per core, or this
@@ -141,12 +146,21 @@ def score_files(
         writer = run.enter_context(RunWriter(out, partition_by=partition_by))
         pool = run.enter_context(thread_pool(workers) if threads else _pool(workers))
         clock.start("scan")
-        chunks = {side: _chunks(files[side], pool) for side in SIDES}
-        pairing.expect(max(n for _, n in chunks.values()))
+        # an NDJSON file is scanned in byte ranges on every worker; a JSON array by one
+        # worker, whole (its elements' bounds are known only from its start)
         fields = {"gt": gt_field, "aio": aio_field}
+        array_scans = {side: pool.submit(scan_json_array, str(files[side]), side, id_field,
+                                         fields[side], strict)
+                       for side in SIDES if is_json_array(files[side])}
+        chunks = {side: ([], 0) if side in array_scans else _chunks(files[side], pool)
+                  for side in SIDES}
+        # the buckets are sized before the first chunk is added: by the line counts, and by
+        # the records of the arrays
+        pairing.expect(max([n for _, n in chunks.values()]
+                           + [future.result()[0].height for future in array_scans.values()]))
         # submitted alternately and taken in that order, so that finished chunks do not wait
         # long in this process; each side's chunks reach the plan in line order
-        scans = [
+        scans = [*array_scans.items()] + [
             (side, pool.submit(scan_ndjson, str(files[side]), side, start, stop, first_line,
                                id_field, fields[side], strict))
             for pair in itertools.zip_longest(*(

@@ -111,14 +111,14 @@ def test_nan_and_infinity_literals_are_read_with_a_warning(tmp_path):
             ["x", "y", "z"])).sort("doc_id", "path", descending=[True, False])
         assert fields["gt_value"].to_list() == [v for _, (_, values) in
                                                 NON_JSON_LITERALS.items() for v in values], name
-    # a JSON array is parsed as one text: its warnings are the file's, counted over it
+    # a JSON array's elements are read as lines are (DECISIONS 109): the same warning rows,
+    # each at its element's position
     array = tmp_path / "gt.json"
     array.write_text("[" + ", ".join(texts) + "]", encoding="utf-8")
-    warnings = evaluate(array, aio).errors.filter(pl.col("source") == "gt")
-    assert warnings["line"].to_list() == [None, None, None]
-    assert set(warnings["error"]) == {"NaN (2 times) is not valid JSON; read as null",
-                                      "Infinity is not valid JSON; kept as inf",
-                                      "-Infinity is not valid JSON; kept as -inf"}
+    by_array = evaluate(array, aio)
+    assert _literal_warnings(by_array) == expected
+    assert by_array.errors.drop("file").equals(runs["ndjson"].errors.drop("file"))
+    assert set(by_array.errors["line"]) == {1, 2}
     assert evaluate([{"doc_id": "n", "x": float("nan")}], aio).errors.height == 0
     # an AIO answer given as model text (SPEC §8): its extracted object's literals alike
     answer = [{"doc_id": "n", "a": 'Sure: {"x": NaN, "y": 2} as asked'}]

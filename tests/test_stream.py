@@ -208,10 +208,10 @@ def test_a_failed_run_leaves_the_previous_one_intact(tmp_path):
 
 
 def test_stream_rejects_what_it_cannot_stream(tmp_path):
-    array = tmp_path / "a.json"
-    array.write_text('[{"doc_id": "1"}]')
-    with pytest.raises(InputError, match=r"a\.json holds a JSON array"):
-        score_files(array, SAMPLE / "aio.ndjson", tmp_path / "o")
+    pretty = tmp_path / "a.json"
+    pretty.write_text('{\n  "doc_id": "1"\n}\n')
+    with pytest.raises(InputError, match=r"a\.json holds pretty-printed JSON objects"):
+        score_files(pretty, SAMPLE / "aio.ndjson", tmp_path / "o")
     with pytest.raises(InputError, match="does not exist"):
         score_files(tmp_path / "missing.ndjson", SAMPLE / "aio.ndjson", tmp_path / "o")
     with pytest.raises(InputError, match="streaming scores NDJSON files"):

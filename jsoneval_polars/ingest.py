@@ -1301,8 +1301,8 @@ def scan_ndjson(
               "has_id": pl.Boolean}
     from .flatten import KERNEL, _native
     if KERNEL == "native":
-        line, offset, length, doc_id, has_id, declined = _native.scan_lines(data, id_field,
-                                                                            content_field)
+        line, offset, length, doc_id, has_id, declined, _ = _native.scan_lines(data, id_field,
+                                                                               content_field)
         native = pl.DataFrame([line, offset, length, doc_id, has_id], schema=schema)
     else:
         native, declined = pl.DataFrame(schema=schema), None

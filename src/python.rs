@@ -24,7 +24,7 @@ use crate::node::Node;
 use crate::ordering::list_orders;
 use crate::pairing::{self, Side};
 use crate::paths::{combinations, Leaves, Prefixes};
-use crate::scan::{scan_lines as scan, unreadable, without_bom};
+use crate::scan::{scan_lines as scan, unreadable, without_bom, Scanned};
 use rustc_hash::FxHashSet;
 
 /// One table, handed to Python through the Arrow C stream interface.
@@ -452,42 +452,9 @@ fn value_node<'a>(v: &Bound<'_, PyAny>, depth: usize) -> Option<Node<'a>> {
     Some(node)
 }
 
-/// The ids of the NDJSON lines in `data`: (line, offset, length, doc_id, has_id) of each
-/// record, by line index from 0 within `data`, and the indices of the lines for the Python path
-/// (with a `content` member, also the records without one).
-#[pyfunction]
-#[pyo3(signature = (data, id_field, content=None))]
-#[allow(clippy::type_complexity)]
-fn scan_lines(
-    py: Python<'_>,
-    data: &Bound<'_, PyBytes>,
-    id_field: &str,
-    content: Option<&str>,
-) -> (
-    Vec<i64>,
-    Vec<i64>,
-    Vec<i64>,
-    Vec<Option<String>>,
-    Vec<bool>,
-    Vec<i64>,
-) {
-    let bytes = data.as_bytes();
-    let s = py.detach(|| scan(bytes, id_field, content));
-    (s.line, s.offset, s.length, s.doc_id, s.has_id, s.fallback)
-}
-
-/// The records of a JSON-array file as [`scan_lines`] gives those of NDJSON lines, each element
-/// numbered by its position from 0, and the (offset, length) of each element for the Python
-/// path; None when `data` is not one array of delimited elements.
-#[pyfunction]
-#[pyo3(signature = (data, id_field, content=None))]
-#[allow(clippy::type_complexity)]
-fn scan_array(
-    py: Python<'_>,
-    data: &Bound<'_, PyBytes>,
-    id_field: &str,
-    content: Option<&str>,
-) -> Option<(
+/// What a scan hands to Python: (line, offset, length, doc_id, has_id) of each record, by line
+/// index from 0, then the indices of the lines for the Python path and their (offset, length).
+type ScanColumns = (
     Vec<i64>,
     Vec<i64>,
     Vec<i64>,
@@ -495,18 +462,48 @@ fn scan_array(
     Vec<bool>,
     Vec<i64>,
     Vec<(i64, i64)>,
-)> {
-    let bytes = data.as_bytes();
-    let s = py.detach(|| crate::scan::scan_array(bytes, id_field, content))?;
-    Some((
-        s.line,
-        s.offset,
-        s.length,
-        s.doc_id,
+);
+
+fn scan_columns(s: Scanned) -> ScanColumns {
+    let (line, offset, length, doc_id) = (s.line, s.offset, s.length, s.doc_id);
+    (
+        line,
+        offset,
+        length,
+        doc_id,
         s.has_id,
         s.fallback,
         s.fallback_span,
-    ))
+    )
+}
+
+/// The ids of the NDJSON lines in `data` ([`ScanColumns`]; with a `content` member, a record
+/// without one is the Python path's).
+#[pyfunction]
+#[pyo3(signature = (data, id_field, content=None))]
+fn scan_lines(
+    py: Python<'_>,
+    data: &Bound<'_, PyBytes>,
+    id_field: &str,
+    content: Option<&str>,
+) -> ScanColumns {
+    let bytes = data.as_bytes();
+    scan_columns(py.detach(|| scan(bytes, id_field, content)))
+}
+
+/// The records of a JSON-array file as [`scan_lines`] gives those of NDJSON lines, each element
+/// numbered by its position from 0; None when `data` is not one array of delimited elements.
+#[pyfunction]
+#[pyo3(signature = (data, id_field, content=None))]
+fn scan_array(
+    py: Python<'_>,
+    data: &Bound<'_, PyBytes>,
+    id_field: &str,
+    content: Option<&str>,
+) -> Option<ScanColumns> {
+    let bytes = data.as_bytes();
+    py.detach(|| crate::scan::scan_array(bytes, id_field, content))
+        .map(scan_columns)
 }
 
 /// The numeric-string grammar (`values.NUMBER_TEXT`), compiled once.

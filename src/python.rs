@@ -506,6 +506,22 @@ fn scan_array(
         .map(scan_columns)
 }
 
+/// The records of a file of pretty-printed JSON objects as [`scan_lines`] gives those of NDJSON
+/// lines, each numbered by the line (from 0) its object starts on; None when its values are
+/// not objects whose brackets close.
+#[pyfunction]
+#[pyo3(signature = (data, id_field, content=None))]
+fn scan_objects(
+    py: Python<'_>,
+    data: &Bound<'_, PyBytes>,
+    id_field: &str,
+    content: Option<&str>,
+) -> Option<ScanColumns> {
+    let bytes = data.as_bytes();
+    py.detach(|| crate::scan::scan_objects(bytes, id_field, content))
+        .map(scan_columns)
+}
+
 /// The numeric-string grammar (`values.NUMBER_TEXT`), compiled once.
 #[pyclass(frozen, module = "jsoneval_polars._native")]
 struct NumberReader {
@@ -1158,6 +1174,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(unreadable_texts, m)?)?;
     m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
     m.add_function(wrap_pyfunction!(scan_array, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_objects, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
     m.add_function(wrap_pyfunction!(match_items, m)?)?;
     m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;

@@ -297,6 +297,55 @@ pub fn scan_array(data: &[u8], id_field: &str, content: Option<&str>) -> Option<
     array_elements(data).map(|bounds| scan_texts(data, &bounds, id_field, content))
 }
 
+/// The records of a file of JSON objects written one after another (pretty-printed, as `jq .`
+/// writes them), each numbered by the line its object starts on (from 0), as a line of NDJSON
+/// is; None when the file is not such objects whose brackets close ([`object_elements`]).
+pub fn scan_objects(data: &[u8], id_field: &str, content: Option<&str>) -> Option<Scanned> {
+    let bounds = object_elements(data)?;
+    let mut scanned = scan_texts(data, &bounds, id_field, content);
+    let lines = start_lines(data, &bounds);
+    for at in scanned.line.iter_mut().chain(scanned.fallback.iter_mut()) {
+        *at = lines[*at as usize];
+    }
+    Some(scanned)
+}
+
+/// The (start, stop) of each top-level value of `data` (after a BOM and blanks), each an
+/// object whose brackets are matched outside strings ([`element_end`]), blanks between them.
+/// None when a value does not open with `{` or does not close before the end: the Python path
+/// then reads the file and says where.
+pub fn object_elements(data: &[u8]) -> Option<Vec<(usize, usize)>> {
+    let bom = if data.starts_with(UTF8_BOM) {
+        UTF8_BOM.len()
+    } else {
+        0
+    };
+    let mut at = skip_blanks(data, bom);
+    let mut elements = Vec::new();
+    while at < data.len() {
+        if data[at] != b'{' {
+            return None;
+        }
+        let end = element_end(data, at)?;
+        elements.push((at, end));
+        at = skip_blanks(data, end);
+    }
+    Some(elements)
+}
+
+/// The line (from 0) each text starts on; `bounds` in order.
+fn start_lines(data: &[u8], bounds: &[(usize, usize)]) -> Vec<i64> {
+    let (mut line, mut from) = (0i64, 0usize);
+    bounds
+        .iter()
+        .map(|&(start, _)| {
+            line += data[from..start].iter().filter(|&&b| b == b'\n').count() as i64;
+            from = start;
+            line
+        })
+        .collect()
+}
+
 /// The record or fallback of each (start, stop) text of `data`, read in parallel.
 fn scan_texts(
     data: &[u8],
@@ -558,5 +607,27 @@ mod tests {
         let (o, n) = (s.offset[3] as usize, s.length[3] as usize);
         assert_eq!(&data[o..o + n], br#"{"id": "b"}"#);
         assert!(scan_array(b"[{\"id\": 1}", "id", None).is_none());
+    }
+
+    #[test]
+    fn objects_are_numbered_by_the_line_they_start_on() {
+        let data = b"\xef\xbb\xbf{\n  \"id\": \"a\",\n  \"s\": \"}{\"\n}\n{\"id\": 2, \"x\": [1,\n 2]}{\"id\": 3}\n\n{\n\"id\": [1]\n}\n";
+        let s = scan_objects(data, "id", None).unwrap();
+        assert_eq!(s.line, [0, 4, 5]);
+        assert_eq!(
+            s.doc_id,
+            [Some("a".into()), Some("2".into()), Some("3".into())]
+        );
+        assert_eq!(s.fallback, [7]); // an id that is an array: the Python path's
+        let (o, n) = (s.offset[0] as usize, s.length[0] as usize);
+        assert_eq!(&data[o..o + n], b"{\n  \"id\": \"a\",\n  \"s\": \"}{\"\n}");
+        for broken in [
+            &b"{\"a\": 1}\n{\"b\": 2"[..], // never closed
+            b"{\"a\": 1}\n]",              // a value that is no object
+            b"{\"a\": \"1}\n",             // a string never closed
+        ] {
+            assert!(scan_objects(broken, "id", None).is_none());
+        }
+        assert_eq!(object_elements(b" \n"), Some(vec![]));
     }
 }

@@ -3,14 +3,14 @@
 //! wherever it stands in a batch; a text it declines is reported at its own position (or,
 //! lenient, left out with no row behind); the document read from a member (or from JSON text
 //! in it) is taken or declined. Also: the id scan of the same bytes as an NDJSON range
-//! accounts for every line; read as a JSON array, the elements found are in order, inside the
-//! bytes, and there whenever serde_json reads an array; and every double's canonical text
-//! reads back to the same double.
+//! accounts for every line; read as a JSON array or as pretty-printed objects, the values found
+//! are in order, inside the bytes, and there whenever serde_json reads an array or an object;
+//! and every double's canonical text reads back to the same double.
 #![no_main]
 
 use jsoneval_native::canonical::float_repr;
 use jsoneval_native::flatten::{flatten_json, flatten_json_lenient, Root};
-use jsoneval_native::scan::{array_elements, scan_lines};
+use jsoneval_native::scan::{array_elements, object_elements, scan_lines};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -58,10 +58,16 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(serde_json::Value::Array(values)) = serde_json::from_slice(data) {
         assert_eq!(elements.as_ref().map(Vec::len), Some(values.len()));
     }
-    let mut end = 0;
-    for (start, stop) in elements.unwrap_or_default() {
-        assert!(end <= start && start < stop && stop <= data.len());
-        end = stop;
+    let objects = object_elements(data);
+    if let Ok(serde_json::Value::Object(_)) = serde_json::from_slice(data) {
+        assert_eq!(objects.as_ref().map(Vec::len), Some(1));
+    }
+    for found in [elements, objects] {
+        let mut end = 0;
+        for (start, stop) in found.unwrap_or_default() {
+            assert!(end <= start && start < stop && stop <= data.len());
+            end = stop;
+        }
     }
 
     if let Some(bytes) = data.get(..8) {

@@ -1,18 +1,21 @@
-"""JSON arrays against NDJSON: the same records scored by ``jsoneval score`` (sample config)
-from NDJSON, from a JSON array on one line (as ``json.dump`` writes it) and from an array with
-one element per line, alternating in the same run (docs/DECISIONS.md 109).
+"""JSON arrays and pretty-printed objects against NDJSON: the same records scored by
+``jsoneval score`` (sample config) from NDJSON, from a JSON array on one line (as ``json.dump``
+writes it), from an array with one element per line and from objects indented as ``jq .``
+writes them, alternating in the same run (docs/DECISIONS.md 109, 110).
 
-    python benchmarks/arrays.py [--n 100000] [--repeats 3]
+    python benchmarks/json_layouts.py [--n 100000 | --data DIR] [--repeats 3]
 
-Data: benchmarks/generate.py (seed 0), generated into benchmarks/data/<n>/ unless it is there;
-the arrays are written from it into a temporary folder. Wall seconds and the peak resident
-memory of the command's process tree (sampled every 50 ms), medians of ``repeats``; the ratio
-to NDJSON is the median of each round's ratio. Every format must give NDJSON's micro-F1.
+Data: benchmarks/generate.py (seed 0), generated into benchmarks/data/<n>/ unless it is there
+(or the gt.ndjson and aio.ndjson of ``--data``); the other layouts are written from it into a
+temporary folder. Wall seconds and the peak resident memory of the command's process tree
+(sampled every 50 ms), medians of ``repeats``; the ratio to NDJSON is the median of each
+round's ratio. Every layout must give NDJSON's micro-F1.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -41,27 +44,36 @@ if __name__ == "__main__":
 """
 
 
-def _write_arrays(data: Path, folder: Path) -> dict[str, dict[str, Path]]:
+def _write_layouts(data: Path, folder: Path) -> dict[str, dict[str, Path]]:
+    layouts = {
+        "array, one line": lambda lines: b"[" + b",".join(lines) + b"]",
+        "array, an element a line": lambda lines: b"[\n" + b",\n".join(lines) + b"\n]\n",
+        "objects, indented (jq .)": lambda lines: b"".join(
+            json.dumps(json.loads(line), indent=2, ensure_ascii=False).encode() + b"\n"
+            for line in lines),
+    }
     files = {"NDJSON": {side: data / f"{side}.ndjson" for side in ("gt", "aio")}}
-    files["array, one line"], files["array, an element a line"] = {}, {}
-    for side in ("gt", "aio"):
-        lines = (data / f"{side}.ndjson").read_bytes().rstrip(b"\n").split(b"\n")
-        one = folder / f"{side}-one-line.json"
-        one.write_bytes(b"[" + b",".join(lines) + b"]")
-        each = folder / f"{side}-lines.json"
-        each.write_bytes(b"[\n" + b",\n".join(lines) + b"\n]\n")
-        files["array, one line"][side], files["array, an element a line"][side] = one, each
+    for number, (name, write) in enumerate(layouts.items()):
+        files[name] = {}
+        for side in ("gt", "aio"):
+            lines = (data / f"{side}.ndjson").read_bytes().rstrip(b"\n").split(b"\n")
+            files[name][side] = folder / f"{side}-{number}.json"
+            files[name][side].write_bytes(write(lines))
     return files
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--data", type=Path, help="a folder with gt.ndjson and aio.ndjson")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    data = ensure_data(args.n)
+    data = args.data or ensure_data(args.n)
+    if args.data:
+        with open(data / "gt.ndjson", "rb") as f:
+            args.n = sum(1 for line in f if line.strip())
     with tempfile.TemporaryDirectory(dir=data.parent) as tmp:
-        files = _write_arrays(data, Path(tmp))
+        files = _write_layouts(data, Path(tmp))
         runs: dict[str, list[dict]] = {name: [] for name in files}
         for _ in range(args.repeats):
             for name, sides in files.items():

@@ -264,7 +264,7 @@ def _score(args: SimpleNamespace) -> int:
             result = score_files(gt, aio, args.out, **options, by=by,
                                  partition_by=args.partition_by, workers=args.workers)
             out = result.directory
-        else:  # Parquet and Arrow tables a batch at a time (pretty-printed objects whole)
+        else:  # Parquet, Arrow and CSV tables a batch at a time
             result = score_tables(gt, aio, args.out, **options, json_column=args.json_column,
                                   workers=args.workers,
                                   by=by, partition_by=args.partition_by)

@@ -760,32 +760,42 @@ def _opens_object_over_lines(head: bytes, at: int) -> bool:
 
 def object_texts(data: bytes) -> Iterator[tuple[int, bytes]]:
     """(first line, text) of each top-level JSON value of pretty-printed objects, as NDJSON
-    gives (line, text) pairs: the values end where their brackets, matched outside strings,
-    close. A stray bracket or quote, or an object never closed, throws the matching off for
-    the rest of the file; so a value that does not parse is cut again before each '{' and
-    after each '}' that opens a line (where ``jq .`` starts and ends each object; a JSON
-    string cannot hold a line end), and only the pieces that are not JSON are error rows,
-    the objects around them kept."""
-    data = data.removeprefix(UTF8_BOM)
+    gives (line, text) pairs (:func:`object_spans`)."""
+    return ((line, data[a:b]) for line, a, b in object_spans(data))
+
+
+def object_spans(data: bytes) -> Iterator[tuple[int, int, int]]:
+    """(first line, start, stop) of each top-level JSON value of pretty-printed objects: the
+    values end where their brackets, matched outside strings, close. A stray bracket or quote,
+    or an object never closed, throws the matching off for the rest of the file; so a value
+    that does not parse is cut again (:func:`_object_pieces`), and only the pieces that are
+    not JSON are error rows, the objects around them kept."""
+    bom = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
     raw = np.frombuffer(data, dtype=np.uint8)
     step = _BRACKET_STEP[raw]
+    step[:bom] = 0
     step[_in_strings(raw)] = 0
     ends = np.flatnonzero((np.cumsum(step, dtype=np.int32) == 0) & (step < 0)) + 1
     newlines = np.flatnonzero(raw == ord("\n"))
-    start = 0
+    start = bom
     for end in [*ends.tolist(), len(data)]:
-        first = _SPACE.match(data, start).end()
-        if first < end:
-            cuts = sorted({m.end() for m in _OBJECT_EDGES.finditer(data, first, end)} - {end})
-            if cuts and not _is_json(data[start:end]):
-                bounds = zip([start, *cuts], [*cuts, end], strict=True)
-            else:
-                bounds = iter([(start, end)])
-            for a, b in bounds:
-                at = _SPACE.match(data, a).end()
-                if at < b:
-                    yield int(np.searchsorted(newlines, at)) + 1, data[a:b]
+        for a, b in _object_pieces(data, start, end):
+            yield int(np.searchsorted(newlines, a)) + 1, a, b
         start = end
+
+
+def _object_pieces(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
+    """The value in ``data[start:end]`` from its first byte that is not blank; if it does not
+    parse, cut again before each '{' and after each '}' that opens a line (where ``jq .``
+    starts and ends each object; a JSON string cannot hold a line end). Blank pieces are left
+    out."""
+    first = _SPACE.match(data, start).end()
+    if first >= end:
+        return []
+    cuts = sorted({m.end() for m in _OBJECT_EDGES.finditer(data, first, end)} - {end})
+    bounds = ([(start, end)] if not cuts or _is_json(data[start:end])
+              else zip([start, *cuts], [*cuts, end], strict=True))
+    return [(at, b) for a, b in bounds if (at := _SPACE.match(data, a).end()) < b]
 
 
 #: where ``jq .`` starts and ends each object: before a '{' and after a '}' that open a line
@@ -855,9 +865,9 @@ def head_of(path: str | Path, codec: str, size: int = 1 << 16) -> bytes:
 
 
 def ndjson_path(source: Any, side: str) -> Path:
-    """``source`` as the path of an NDJSON file or a JSON array of records, or an
-    :class:`InputFileError` saying why not (not a file, a table format, pretty-printed
-    objects, or a JSON array without the native kernel to find its elements)."""
+    """``source`` as the path of an NDJSON file, a JSON array of records or pretty-printed
+    objects, or an :class:`InputFileError` saying why not (not a file, a table format, or an
+    array or objects without the native kernel to find them)."""
     if not isinstance(source, str | Path):
         raise InputFileError(f"{side}: streaming scores NDJSON files; got {type(source).__name__} "
                          "(use evaluate() for tables and lists of records)")
@@ -869,7 +879,9 @@ def ndjson_path(source: Any, side: str) -> Path:
         raise InputFileError(f"{side} input {path}: streaming reads NDJSON; score "
                              f"{suffix} files with evaluate()")
     head = _text_head(path, side)
-    if starts_json_array(head) and not _native_kernel():
+    if _native_kernel():  # it finds the records of an array or of objects
+        return path
+    if starts_json_array(head):
         raise InputFileError(f"{side} input {path} holds a JSON array; streaming reads NDJSON "
                              "(one record per line): score it with evaluate()")
     if starts_json_objects(head):
@@ -878,9 +890,12 @@ def ndjson_path(source: Any, side: str) -> Path:
     return path
 
 
-def is_json_array(path: str | Path) -> bool:
-    """Whether a text input (NDJSON or a JSON array, :func:`ndjson_path`) is a JSON array."""
-    return starts_json_array(_text_head(Path(path), "input"))
+def text_kind(path: str | Path) -> str:
+    """What a text input (:func:`ndjson_path`) holds: "array" (a JSON array of records),
+    "objects" (pretty-printed objects) or "ndjson"."""
+    head = _text_head(Path(path), "input")
+    return ("array" if starts_json_array(head) else "objects" if starts_json_objects(head)
+            else "ndjson")
 
 
 def _native_kernel() -> bool:
@@ -918,8 +933,8 @@ def _text_head(path: Path, side: str) -> bytes:
 
 
 def is_ndjson(source: Any) -> bool:
-    """Whether ``source`` is a text file of records this driver reads (NDJSON or a JSON
-    array; not Parquet/Arrow, not pretty-printed objects)."""
+    """Whether ``source`` is a text file of records this driver reads (NDJSON, a JSON array or
+    pretty-printed objects; not Parquet/Arrow)."""
     try:
         ndjson_path(source, "input")
     except InputError:
@@ -1370,13 +1385,61 @@ def scan_json_array(
     return table.select(list(SCAN_SCHEMA)), errors.rows
 
 
-def scan_text_file(
+def scan_json_objects(
     path: str, side: str, id_field: str, content_field: str | None, strict: bool,
 ) -> tuple[pl.DataFrame, list[dict]]:
-    """The records of a whole NDJSON file (:func:`scan_ndjson`) or JSON array
-    (:func:`scan_json_array`)."""
-    if is_json_array(path):
-        return scan_json_array(str(path), side, id_field, content_field, strict)
+    """Records of a file of pretty-printed objects (DECISIONS 108) as :func:`scan_ndjson`
+    gives those of NDJSON lines, each numbered by the line its object starts on. The kernel
+    finds the objects and reads their ids (``_native.scan_objects``); the objects it declines,
+    those without an id (a config given as input is named so) and every value of a file whose
+    brackets do not close are read by :func:`iter_records`, a value that is not JSON cut
+    again (:func:`_object_pieces`), so one bad object costs only itself. The file is read
+    whole here, and only its ids are kept."""
+    from .flatten import _native
+    with open(path, "rb") as f:
+        data = f.read()
+    schema = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
+              "has_id": pl.Boolean}
+    scanned = _native.scan_objects(data, id_field, content_field)
+    if scanned is None:
+        table, pieces = pl.DataFrame(schema=schema), list(object_spans(data))
+    else:
+        line, offset, length, doc_id, has_id, _, declined = scanned
+        table = pl.DataFrame([line, offset, length, doc_id, has_id], schema=schema)
+        table = table.with_columns(pl.col("line") + 1)
+        regions = sorted([(a, a + n) for a, n in declined] + [
+            (a, a + n) for a, n in table.filter(~pl.col("has_id")).select("offset", "length")
+            .iter_rows()])
+        table = table.filter(pl.col("has_id"))
+        newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")) \
+            if regions else None
+        pieces = [(int(np.searchsorted(newlines, a)) + 1, a, b)
+                  for start, end in regions for a, b in _object_pieces(data, start, end)]
+    errors, at = ErrorRows(strict), [(0, 0)]
+
+    def texts() -> Iterator[tuple[int, bytes]]:
+        for line_no, a, b in pieces:
+            at[0] = (a, b - a)  # iter_records yields a line's record before it reads the next
+            yield line_no, data[a:b]
+
+    kept = [(r.line, *at[0], r.doc_id, r.has_id)
+            for r in iter_records(texts(), side, path, id_field, content_field, errors)]
+    table = pl.concat([table, pl.DataFrame(kept, schema=schema, orient="row")]).sort("line")
+    return table.select(list(SCAN_SCHEMA)), errors.rows
+
+
+#: How each kind of text file (:func:`text_kind`) is scanned whole.
+_WHOLE_SCANS = {"array": scan_json_array, "objects": scan_json_objects}
+
+
+def scan_whole_file(
+    path: str, side: str, id_field: str, content_field: str | None, strict: bool,
+) -> tuple[pl.DataFrame, list[dict]]:
+    """The records of a whole NDJSON file (:func:`scan_ndjson`), JSON array
+    (:func:`scan_json_array`) or file of pretty-printed objects (:func:`scan_json_objects`)."""
+    scan = _WHOLE_SCANS.get(text_kind(path))
+    if scan is not None:
+        return scan(str(path), side, id_field, content_field, strict)
     return scan_ndjson(str(path), side, 0, Path(path).stat().st_size, 1, id_field,
                        content_field, strict)
 
@@ -1425,13 +1488,13 @@ def plan_ndjson(
     fields: tuple[str | None, str | None] = (None, None),
 ) -> tuple[pl.DataFrame, list[dict], dict[str, int]]:
     """The pair plan of two NDJSON files or JSON arrays read whole in this process
-    (:func:`scan_text_file`, then :func:`pair_records`): its rows for :func:`read_pairs`, the
+    (:func:`scan_whole_file`, then :func:`pair_records`): its rows for :func:`read_pairs`, the
     error rows of reading and pairing, and the records read per side."""
     errors = ErrorRows(strict)
     tables, rows = {}, []
     for side, path, content_field in (("gt", gt, fields[0]), ("aio", aio, fields[1])):
-        tables[side], side_rows = scan_text_file(str(path), side, id_field, content_field,
-                                                 strict)
+        tables[side], side_rows = scan_whole_file(str(path), side, id_field, content_field,
+                                                  strict)
         rows += side_rows
     n_read = {side: tables[side].height + sum(
         1 for e in rows if e["source"] == side and e["severity"] == "error") for side in tables}

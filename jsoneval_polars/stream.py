@@ -6,8 +6,8 @@ has started its threads can deadlock); small inputs are scored on threads of thi
 
 1. *scan*: each worker parses a byte range of a file and returns, per record, only its line,
    byte offset, length and doc_id (and the error rows of lines that are not records); a JSON
-   array is scanned whole by one worker, its elements numbered as lines
-   (:func:`ingest.scan_json_array`). The main
+   array or a file of pretty-printed objects is scanned whole by one worker
+   (:func:`ingest.scan_whole_file`). The main
    process hands them to a :class:`pair_plan.PairPlan`, which pairs the ids with
    :func:`ingest.pair_records`, the pairing every driver uses: at once for small inputs, in
    hash buckets spilled to disk beyond a million records a side, so memory does not grow with
@@ -62,13 +62,13 @@ from .ingest import (
     content_fields,
     metadata_names,
     name_list,
-    is_json_array,
     ndjson_path,
     plan_tables,
     read_once,
     read_pairs,
-    scan_json_array,
     scan_ndjson,
+    scan_whole_file,
+    text_kind,
 )
 from .layout import RunWriter, check_partition_column, manifest, now, write_part
 from .pair_plan import SIDES, PairPlan
@@ -111,8 +111,8 @@ def score_files(
     seed: int | None = None,
     confidence: Any = None,
 ) -> ResultTables:
-    """Score two NDJSON files (or JSON arrays of records) into the results directory ``out``
-    (layout.py) and open it.
+    """Score two NDJSON files (or JSON arrays of records, or pretty-printed objects) into the
+    results directory ``out`` (layout.py) and open it.
 
     Same inputs and meaning as :func:`evaluate` for those files; ``safety`` is a mapping or a
     (doc_id, safety) table, or a picklable callable; ``semantic_scorer`` must be picklable (it
@@ -146,21 +146,22 @@ def score_files(
         writer = run.enter_context(RunWriter(out, partition_by=partition_by))
         pool = run.enter_context(thread_pool(workers) if threads else _pool(workers))
         clock.start("scan")
-        # an NDJSON file is scanned in byte ranges on every worker; a JSON array by one
-        # worker, whole (its elements' bounds are known only from its start)
+        # an NDJSON file is scanned in byte ranges on every worker; a JSON array or
+        # pretty-printed objects by one worker, whole (where a record ends is known only
+        # from the file's start)
         fields = {"gt": gt_field, "aio": aio_field}
-        array_scans = {side: pool.submit(scan_json_array, str(files[side]), side, id_field,
+        whole_scans = {side: pool.submit(scan_whole_file, str(files[side]), side, id_field,
                                          fields[side], strict)
-                       for side in SIDES if is_json_array(files[side])}
-        chunks = {side: ([], 0) if side in array_scans else _chunks(files[side], pool)
+                       for side in SIDES if text_kind(files[side]) != "ndjson"}
+        chunks = {side: ([], 0) if side in whole_scans else _chunks(files[side], pool)
                   for side in SIDES}
         # the buckets are sized before the first chunk is added: by the line counts, and by
-        # the records of the arrays
+        # the records of the files scanned whole
         pairing.expect(max([n for _, n in chunks.values()]
-                           + [future.result()[0].height for future in array_scans.values()]))
+                           + [future.result()[0].height for future in whole_scans.values()]))
         # submitted alternately and taken in that order, so that finished chunks do not wait
         # long in this process; each side's chunks reach the plan in line order
-        scans = [*array_scans.items()] + [
+        scans = [*whole_scans.items()] + [
             (side, pool.submit(scan_ndjson, str(files[side]), side, start, stop, first_line,
                                id_field, fields[side], strict))
             for pair in itertools.zip_longest(*(

@@ -64,3 +64,10 @@ def test_options_benchmark_runs_and_documents_in_members_score_the_same(data):
                        "the same, 1 in 5 fenced"}
     assert f1["plain"] == f1["--gt-field/--aio-field"] == f1["the same, 1 in 5 fenced"]
     assert all(r[8].strip() == "yes" for r in rows[1:])
+
+
+def test_json_layouts_benchmark_runs_and_every_layout_scores_the_same(data):
+    """The script stops when NDJSON, the arrays and the indented objects disagree on micro-F1."""
+    out = _run("json_layouts.py", "--data", str(data), "--repeats", "1")
+    assert "micro-F1" in out and "in every run" in out
+    assert out.count("| objects, indented (jq .) |") == 1

@@ -734,7 +734,9 @@ def test_pretty_printed_objects_are_records(tmp_path):
     """Objects written over several lines each (``jq .``'s output, behind a BOM too) are read
     as NDJSON's lines are: the same documents and fields as the same records one per line, an
     object that is not JSON one error row at the line where it starts, an object never closed
-    one error row, the others kept. NDJSON whose first line is cut short stays NDJSON."""
+    one error row, the others kept; by both drivers, whether the kernel finds the objects or
+    (brackets that never close) the Python path does. NDJSON whose first line is cut short
+    stays NDJSON."""
     from jsoneval_polars.stream import score_files
 
     records = [{"doc_id": "a", "x": 1, "items": [{"sku": "}{"}]}, {"doc_id": "b", "x": "2"},
@@ -748,10 +750,11 @@ def test_pretty_printed_objects_are_records(tmp_path):
     assert by_objects.errors.height == 0
     assert by_objects.fields.equals(by_lines.fields)
     assert by_objects.documents["doc_id"].to_list() == ["a", "b", "c"]
-    with pytest.raises(InputError, match=r"pretty\.json holds pretty-printed JSON objects"):
-        score_files(pretty, ndjson, tmp_path / "out")
+    streamed = score_files(pretty, ndjson, tmp_path / "out")
+    assert streamed.fields.equals(by_lines.fields) and streamed.errors.height == 0
+    from jsoneval_polars import _native
+    from jsoneval_polars.cli import main
     from jsoneval_polars.results import read_results
-    from jsoneval_polars.cli import main  # the command reads them whole, as a JSON array
 
     assert main(["score", "--gt", str(pretty), "--aio", str(ndjson), "--out",
                  str(tmp_path / "cli"), "--quiet"]) == 0
@@ -760,16 +763,22 @@ def test_pretty_printed_objects_are_records(tmp_path):
     # line 1: a; line 5: b lacks a comma; line 9: c; line 13: d, never closed; line 15: e;
     # line 18: a stray bracket; line 19: f; line 22: g, its string never closed; line 25: h
     bad = tmp_path / "bad.json"
+    g = '{\n  "doc_id": "g", "x": "3\n}\n'
     bad.write_text('{\n  "doc_id": "a",\n  "x": 1\n}\n{\n  "doc_id": "b"\n  "x": 2\n}\n'
                    '{\n  "doc_id": "c",\n  "x": 3\n}\n{\n  "doc_id": "d",\n'
                    '{\n  "doc_id": "e"\n}\n}\n{\n  "doc_id": "f"\n}\n'
-                   '{\n  "doc_id": "g", "x": "3\n}\n{\n  "doc_id": "h"\n}\n')
-    r = evaluate(bad, ndjson)
-    assert r.documents.filter(pl.col("gt_present"))["doc_id"].to_list() == ["a", "c", "e", "f",
-                                                                              "h"]
-    gt_errors = r.errors.filter(pl.col("source") == "gt")
-    assert gt_errors["line"].to_list() == [5, 13, 18, 22]
-    assert gt_errors["error"].str.starts_with("not valid JSON").all()
+                   + g + '{\n  "doc_id": "h"\n}\n')
+    closed = tmp_path / "closed.json"  # the same less g: every bracket closes
+    closed.write_text(bad.read_text().replace(g, "\n\n\n"))
+    assert _native.scan_objects(bad.read_bytes(), "doc_id") is None
+    assert _native.scan_objects(closed.read_bytes(), "doc_id") is not None
+    for path, lines in ((bad, [5, 13, 18, 22]), (closed, [5, 13, 18])):
+        for r in (evaluate(path, ndjson), score_files(path, ndjson, tmp_path / path.stem)):
+            present = r.documents.filter(pl.col("gt_present"))
+            assert present["doc_id"].to_list() == ["a", "c", "e", "f", "h"]
+            gt_errors = r.errors.filter(pl.col("source") == "gt")
+            assert gt_errors["line"].to_list() == lines
+            assert gt_errors["error"].str.starts_with("not valid JSON").all()
 
     cut = tmp_path / "cut.ndjson"  # a first line cut short, then records: NDJSON
     cut.write_text('{"doc_id": "z", "x": [1,\n' + ndjson.read_text())
@@ -792,7 +801,9 @@ _tricky_text = st.text(alphabet='{}[]"\\ a\n\u00e9', max_size=6)
 )
 def test_pretty_printed_objects_split_where_each_object_ends(objects, indent, gaps):
     """Each object of text written as ``jq .`` writes it is one value, with the line it starts
-    on, whatever brackets, quotes and backslashes its strings hold (ingest.object_texts)."""
+    on, whatever brackets, quotes and backslashes its strings hold: as the Python path finds
+    them (ingest.object_texts) and as the kernel does (``_native.scan_objects``)."""
+    from jsoneval_polars import _native
     from jsoneval_polars.ingest import object_texts
 
     text, expected = "", []
@@ -802,6 +813,11 @@ def test_pretty_printed_objects_split_where_each_object_ends(objects, indent, ga
         text += dumped + gap
     found = [(line, value.strip().decode()) for line, value in object_texts(text.encode())]
     assert found == expected
+    data = text.encode()
+    line, offset, length, _, _, declined, spans = _native.scan_objects(data, "doc_id")
+    native = sorted([*zip(line, zip(offset, length, strict=True), strict=True),
+                     *zip(declined, spans, strict=True)])
+    assert [(n + 1, data[a:a + k].decode()) for n, (a, k) in native] == expected
 
 
 def test_byte_order_marks_at_line_starts(tmp_path):

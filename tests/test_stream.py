@@ -208,10 +208,10 @@ def test_a_failed_run_leaves_the_previous_one_intact(tmp_path):
 
 
 def test_stream_rejects_what_it_cannot_stream(tmp_path):
-    pretty = tmp_path / "a.json"
-    pretty.write_text('{\n  "doc_id": "1"\n}\n')
-    with pytest.raises(InputError, match=r"a\.json holds pretty-printed JSON objects"):
-        score_files(pretty, SAMPLE / "aio.ndjson", tmp_path / "o")
+    table = tmp_path / "a.parquet"
+    pl.DataFrame({"doc_id": ["1"]}).write_parquet(table)
+    with pytest.raises(InputError, match=r"streaming reads NDJSON; score \.parquet files"):
+        score_files(table, SAMPLE / "aio.ndjson", tmp_path / "o")
     with pytest.raises(InputError, match="does not exist"):
         score_files(tmp_path / "missing.ndjson", SAMPLE / "aio.ndjson", tmp_path / "o")
     with pytest.raises(InputError, match="streaming scores NDJSON files"):

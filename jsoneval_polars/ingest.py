@@ -1336,7 +1336,27 @@ def scan_ndjson(
         ]
     table = pl.concat([native, pl.DataFrame(kept, schema=schema, orient="row")]).sort("line")
     table = table.with_columns(pl.col("line") + first_line, pl.col("offset") + start)
+    if start == 0 and table.height and not table["has_id"][0]:
+        table = _unless_config(table, data, side, path, id_field, errors)
     return table.select(list(SCAN_SCHEMA)), errors.rows
+
+
+def _unless_config(table: pl.DataFrame, data: bytes, side: str, path: str, id_field: str,
+                   errors: ErrorRows) -> pl.DataFrame:
+    """The scan of a file's first range less its first record when that record, without an
+    id, is a jsoneval config (:func:`_split_record`; its error row says so): a config given as
+    an input is one object, so its first record is the one to look at, and records of a file
+    paired by position are not parsed twice."""
+    offset, length, line = table["offset"][0], table["length"][0], table["line"][0]
+    try:
+        record, _ = _parse_json(data[offset:offset + length])
+    except ValueError:
+        return table
+    problem = _split_record(record, id_field, None)[3]
+    if problem is None:
+        return table
+    errors.add(side, path, line, None, problem)
+    return table.slice(1)
 
 
 def scan_json_array(

@@ -201,6 +201,16 @@ def test_cli_config_file_given_as_gt_fails_loudly(tmp_path):
     assert errors["error"][0].startswith("a jsoneval config (keys field_strategies, ")
     assert errors["error"][0].endswith("not a document: give it with --config (config= in "
                                        "Python)")
+    # on one line, as NDJSON: the same row, by either driver
+    from jsoneval_polars.stream import score_files
+
+    one_line = tmp_path / "config.ndjson"
+    one_line.write_text(json.dumps(json.loads((SAMPLE / "config.json").read_text())) + "\n")
+    for run in (evaluate(one_line, SAMPLE / "aio.ndjson"),
+                score_files(one_line, SAMPLE / "aio.ndjson", tmp_path / "files")):
+        assert run.errors.filter(pl.col("source") == "gt").select("line", "error").rows() \
+            == [(1, errors["error"][0])]
+        assert not run.documents["gt_present"].any()  # no GT record was read
 
 
 @pytest.mark.parametrize(

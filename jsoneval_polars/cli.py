@@ -282,22 +282,25 @@ def _score(args: SimpleNamespace) -> int:
 
 
 def _confidences(path: str | None, id_field: str) -> pl.DataFrame | None:
-    """The (doc_id, path, confidence) table of a --confidence file (NDJSON or a JSON array)."""
+    """The (doc_id, path, confidence) table of a --confidence file (NDJSON, a JSON array or
+    pretty-printed objects, as the inputs are read)."""
     if path is None:
         return None
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"--confidence {path}: {exc.strerror or exc}") from None
-    from .ingest import not_json, not_json_at_line
+    from .ingest import not_json, not_json_at_line, object_texts, starts_json_objects
 
     if text.lstrip().startswith("["):
         try:
             return _confidence_rows(path, json.loads(text), id_field)
         except json.JSONDecodeError as exc:
             raise UsageError(f"--confidence {path}: {not_json_at_line(exc)}") from None
+    data = text.encode()
     records = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in (object_texts(data) if starts_json_objects(data[:1 << 20])
+                         else enumerate(data.split(b"\n"), start=1)):
         if line.strip():
             try:
                 records.append(json.loads(line))

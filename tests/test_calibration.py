@@ -126,6 +126,12 @@ def test_files_driver_and_cli_write_the_calibration_table(tmp_path):
     from polars.testing import assert_frame_equal
 
     assert_frame_equal(stored, expected, check_exact=False, rel_tol=1e-12)
+    # the same confidences pretty-printed, as `jq .` writes them
+    (tmp_path / "conf.json").write_text("".join(json.dumps(r, indent=2) + "\n" for r in conf))
+    assert main(["score", "--gt", str(tmp_path / "gt.ndjson"), "--aio",
+                 str(tmp_path / "aio.ndjson"), "--confidence", str(tmp_path / "conf.json"),
+                 "--out", str(tmp_path / "pretty"), "--quiet"]) == 0
+    assert_frame_equal(read_results(tmp_path / "pretty").calibration, stored)
     (tmp_path / "bad.ndjson").write_text('{"doc_id": "d000", "total": 0.5}\n{oops\n')
     (tmp_path / "bad.json").write_text('[{"doc_id": "d000", "total": 0.5},\n {"doc_id": }]')
     for bad, message in (

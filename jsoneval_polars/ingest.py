@@ -678,6 +678,9 @@ def read_records(
 RECORD_SCHEMA = {"line": pl.Int64, "doc_id": pl.String, "has_id": pl.Boolean}
 #: A scanned record: where its line is in the file (:func:`scan_ndjson`).
 SCAN_SCHEMA = {**RECORD_SCHEMA, "offset": pl.Int64, "length": pl.Int64}
+#: The columns of a scan as the kernel gives them.
+_SCAN_COLUMNS = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
+                 "has_id": pl.Boolean}
 UTF8_BOM = b"\xef\xbb\xbf"
 _TO_UTF8 = "convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"
 #: How files that are not UTF-8 text begin: (magic bytes, what the file is, what to do). None of
@@ -1312,15 +1315,13 @@ def scan_ndjson(
         f.seek(start)
         data = f.read(stop - start)
     errors = ErrorRows(strict)
-    schema = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
-              "has_id": pl.Boolean}
     from .flatten import KERNEL, _native
     if KERNEL == "native":
         line, offset, length, doc_id, has_id, declined, _ = _native.scan_lines(data, id_field,
                                                                                content_field)
-        native = pl.DataFrame([line, offset, length, doc_id, has_id], schema=schema)
+        native = pl.DataFrame([line, offset, length, doc_id, has_id], schema=_SCAN_COLUMNS)
     else:
-        native, declined = pl.DataFrame(schema=schema), None
+        native, declined = pl.DataFrame(schema=_SCAN_COLUMNS), None
     kept = []
     if declined is None or declined:
         lines = data.split(b"\n")
@@ -1334,7 +1335,7 @@ def scan_ndjson(
                 content_field, errors,
             )
         ]
-    table = pl.concat([native, pl.DataFrame(kept, schema=schema, orient="row")]).sort("line")
+    table = pl.concat([native, pl.DataFrame(kept, schema=_SCAN_COLUMNS, orient="row")]).sort("line")
     table = table.with_columns(pl.col("line") + first_line, pl.col("offset") + start)
     if start == 0 and table.height and not table["has_id"][0]:
         table = _unless_config(table, data, side, path, id_field, errors)
@@ -1364,7 +1365,7 @@ def scan_json_array(
 ) -> tuple[pl.DataFrame, list[dict]]:
     """Records of a JSON-array file as :func:`scan_ndjson` gives those of NDJSON lines, each
     element numbered by its position from 1 as the records of an array always were: the
-    kernel finds the elements by their brackets, strings and commas (``_native.scan_array``),
+    kernel finds the elements by their brackets, strings and commas (``_native.scan_records``),
     and reads their ids as it reads lines; an element it declines is read by
     :func:`iter_records`, so one that is not JSON is its own error row. The batches read the
     elements back by offset, as lines. The file is read whole here (one worker), and only its
@@ -1376,7 +1377,7 @@ def scan_json_array(
     from .flatten import _native
     with open(path, "rb") as f:
         data = f.read()
-    scanned = _native.scan_array(data, id_field, content_field)
+    scanned = _native.scan_records(data, id_field, content_field)
     if scanned is None:
         table, rows = scan_ndjson(path, side, 0, len(data), 1, id_field, content_field, strict)
         if not table.height:
@@ -1387,22 +1388,38 @@ def scan_json_array(
                 reason = str(exc)
             raise InputFileError(f"{path}: not a valid JSON array: {reason}")
         return table, rows
-    line, offset, length, doc_id, has_id, declined, spans = scanned
+    table, declined, spans = _kernel_records(scanned)
     errors = ErrorRows(strict)
-    span_of = {i + 1: span for i, span in zip(declined, spans, strict=True)}
-    kept = [
-        (r.line, *span_of[r.line], r.doc_id, r.has_id)
-        for r in iter_records(((i, data[a:a + n]) for i, (a, n) in span_of.items()), side,
-                              path, id_field, content_field, errors)
-    ]
-    schema = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
-              "has_id": pl.Boolean}
-    table = pl.concat([
-        pl.DataFrame([line, offset, length, doc_id, has_id], schema=schema)
-        .with_columns(pl.col("line") + 1),
-        pl.DataFrame(kept, schema=schema, orient="row"),
-    ]).sort("line")
+    in_python = _records_in_python(
+        data, [(i + 1, a, a + n) for i, (a, n) in zip(declined, spans, strict=True)], side,
+        path, id_field, content_field, errors)
+    table = pl.concat([table, in_python]).sort("line")
     return table.select(list(SCAN_SCHEMA)), errors.rows
+
+
+def _kernel_records(scanned: tuple) -> tuple[pl.DataFrame, list[int], list[tuple[int, int]]]:
+    """A kernel scan (``_native.scan_records``) as scan rows numbered from 1,
+    and the numbers (from 0) and (offset, length) of the texts it left to the Python path."""
+    line, offset, length, doc_id, has_id, declined, spans = scanned
+    table = pl.DataFrame([line, offset, length, doc_id, has_id], schema=_SCAN_COLUMNS)
+    return table.with_columns(pl.col("line") + 1), declined, spans
+
+
+def _records_in_python(data: bytes, pieces: list[tuple[int, int, int]], side: str, path: str,
+                       id_field: str, content_field: str | None,
+                       errors: ErrorRows) -> pl.DataFrame:
+    """The records of (line, start, stop) pieces of ``data`` read by :func:`iter_records`
+    (their error rows go to ``errors``), as scan rows."""
+    at = [(0, 0)]
+
+    def texts() -> Iterator[tuple[int, bytes]]:
+        for line, a, b in pieces:
+            at[0] = (a, b - a)  # iter_records yields a text's record before it reads the next
+            yield line, data[a:b]
+
+    kept = [(r.line, *at[0], r.doc_id, r.has_id)
+            for r in iter_records(texts(), side, path, id_field, content_field, errors)]
+    return pl.DataFrame(kept, schema=_SCAN_COLUMNS, orient="row")
 
 
 def scan_json_objects(
@@ -1410,7 +1427,7 @@ def scan_json_objects(
 ) -> tuple[pl.DataFrame, list[dict]]:
     """Records of a file of pretty-printed objects (DECISIONS 108) as :func:`scan_ndjson`
     gives those of NDJSON lines, each numbered by the line its object starts on. The kernel
-    finds the objects and reads their ids (``_native.scan_objects``); the objects it declines,
+    finds the objects and reads their ids (``_native.scan_records``); the objects it declines,
     those without an id (a config given as input is named so) and every value of a file whose
     brackets do not close are read by :func:`iter_records`, a value that is not JSON cut
     again (:func:`_object_pieces`), so one bad object costs only itself. The file is read
@@ -1418,16 +1435,12 @@ def scan_json_objects(
     from .flatten import _native
     with open(path, "rb") as f:
         data = f.read()
-    schema = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
-              "has_id": pl.Boolean}
-    scanned = _native.scan_objects(data, id_field, content_field)
+    scanned = _native.scan_records(data, id_field, content_field, objects=True)
     if scanned is None:
-        table, pieces = pl.DataFrame(schema=schema), list(object_spans(data))
+        table, pieces = pl.DataFrame(schema=_SCAN_COLUMNS), list(object_spans(data))
     else:
-        line, offset, length, doc_id, has_id, _, declined = scanned
-        table = pl.DataFrame([line, offset, length, doc_id, has_id], schema=schema)
-        table = table.with_columns(pl.col("line") + 1)
-        regions = sorted([(a, a + n) for a, n in declined] + [
+        table, _, spans = _kernel_records(scanned)
+        regions = sorted([(a, a + n) for a, n in spans] + [
             (a, a + n) for a, n in table.filter(~pl.col("has_id")).select("offset", "length")
             .iter_rows()])
         table = table.filter(pl.col("has_id"))
@@ -1435,16 +1448,9 @@ def scan_json_objects(
             if regions else None
         pieces = [(int(np.searchsorted(newlines, a)) + 1, a, b)
                   for start, end in regions for a, b in _object_pieces(data, start, end)]
-    errors, at = ErrorRows(strict), [(0, 0)]
-
-    def texts() -> Iterator[tuple[int, bytes]]:
-        for line_no, a, b in pieces:
-            at[0] = (a, b - a)  # iter_records yields a line's record before it reads the next
-            yield line_no, data[a:b]
-
-    kept = [(r.line, *at[0], r.doc_id, r.has_id)
-            for r in iter_records(texts(), side, path, id_field, content_field, errors)]
-    table = pl.concat([table, pl.DataFrame(kept, schema=schema, orient="row")]).sort("line")
+    errors = ErrorRows(strict)
+    in_python = _records_in_python(data, pieces, side, path, id_field, content_field, errors)
+    table = pl.concat([table, in_python]).sort("line")
     return table.select(list(SCAN_SCHEMA)), errors.rows
 
 

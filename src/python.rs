@@ -491,34 +491,26 @@ fn scan_lines(
     scan_columns(py.detach(|| scan(bytes, id_field, content)))
 }
 
-/// The records of a JSON-array file as [`scan_lines`] gives those of NDJSON lines, each element
-/// numbered by its position from 0; None when `data` is not one array of delimited elements.
+/// The records of a JSON-array file, or (`objects`) of a file of pretty-printed objects, as
+/// [`scan_lines`] gives those of NDJSON lines: an array's elements numbered by their position
+/// from 0, objects by the line (from 0) each starts on. None when the file's delimiters do not
+/// make such values (an array cut short, a bracket never closed).
 #[pyfunction]
-#[pyo3(signature = (data, id_field, content=None))]
-fn scan_array(
+#[pyo3(signature = (data, id_field, content=None, objects=false))]
+fn scan_records(
     py: Python<'_>,
     data: &Bound<'_, PyBytes>,
     id_field: &str,
     content: Option<&str>,
+    objects: bool,
 ) -> Option<ScanColumns> {
     let bytes = data.as_bytes();
-    py.detach(|| crate::scan::scan_array(bytes, id_field, content))
-        .map(scan_columns)
-}
-
-/// The records of a file of pretty-printed JSON objects as [`scan_lines`] gives those of NDJSON
-/// lines, each numbered by the line (from 0) its object starts on; None when its values are
-/// not objects whose brackets close.
-#[pyfunction]
-#[pyo3(signature = (data, id_field, content=None))]
-fn scan_objects(
-    py: Python<'_>,
-    data: &Bound<'_, PyBytes>,
-    id_field: &str,
-    content: Option<&str>,
-) -> Option<ScanColumns> {
-    let bytes = data.as_bytes();
-    py.detach(|| crate::scan::scan_objects(bytes, id_field, content))
+    let scan = if objects {
+        crate::scan::scan_objects
+    } else {
+        crate::scan::scan_array
+    };
+    py.detach(|| scan(bytes, id_field, content))
         .map(scan_columns)
 }
 
@@ -1173,8 +1165,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_count, m)?)?;
     m.add_function(wrap_pyfunction!(unreadable_texts, m)?)?;
     m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
-    m.add_function(wrap_pyfunction!(scan_array, m)?)?;
-    m.add_function(wrap_pyfunction!(scan_objects, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_records, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
     m.add_function(wrap_pyfunction!(match_items, m)?)?;
     m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;

@@ -770,8 +770,8 @@ def test_pretty_printed_objects_are_records(tmp_path):
                    + g + '{\n  "doc_id": "h"\n}\n')
     closed = tmp_path / "closed.json"  # the same less g: every bracket closes
     closed.write_text(bad.read_text().replace(g, "\n\n\n"))
-    assert _native.scan_objects(bad.read_bytes(), "doc_id") is None
-    assert _native.scan_objects(closed.read_bytes(), "doc_id") is not None
+    assert _native.scan_records(bad.read_bytes(), "doc_id", objects=True) is None
+    assert _native.scan_records(closed.read_bytes(), "doc_id", objects=True) is not None
     for path, lines in ((bad, [5, 13, 18, 22]), (closed, [5, 13, 18])):
         for r in (evaluate(path, ndjson), score_files(path, ndjson, tmp_path / path.stem)):
             present = r.documents.filter(pl.col("gt_present"))
@@ -802,7 +802,7 @@ _tricky_text = st.text(alphabet='{}[]"\\ a\n\u00e9', max_size=6)
 def test_pretty_printed_objects_split_where_each_object_ends(objects, indent, gaps):
     """Each object of text written as ``jq .`` writes it is one value, with the line it starts
     on, whatever brackets, quotes and backslashes its strings hold: as the Python path finds
-    them (ingest.object_texts) and as the kernel does (``_native.scan_objects``)."""
+    them (ingest.object_texts) and as the kernel does (``_native.scan_records``)."""
     from jsoneval_polars import _native
     from jsoneval_polars.ingest import object_texts
 
@@ -814,7 +814,8 @@ def test_pretty_printed_objects_split_where_each_object_ends(objects, indent, ga
     found = [(line, value.strip().decode()) for line, value in object_texts(text.encode())]
     assert found == expected
     data = text.encode()
-    line, offset, length, _, _, declined, spans = _native.scan_objects(data, "doc_id")
+    scanned = _native.scan_records(data, "doc_id", objects=True)
+    line, offset, length, _, _, declined, spans = scanned
     native = sorted([*zip(line, zip(offset, length, strict=True), strict=True),
                      *zip(declined, spans, strict=True)])
     assert [(n + 1, data[a:a + k].decode()) for n, (a, k) in native] == expected

@@ -63,7 +63,7 @@ def test_the_elements_found_are_those_json_reads():
         ) + "]" + _blank(rng)
         data = text.encode()
         assert json.loads(data.removeprefix(b"\xef\xbb\xbf")) == values
-        scanned = _native.scan_array(data, "doc_id")
+        scanned = _native.scan_records(data, "doc_id")
         assert scanned is not None, text
         line, offset, length, _, _, declined, spans = scanned
         found = sorted([*zip(line, zip(offset, length, strict=True), strict=True),

@@ -1364,42 +1364,104 @@ def scan_json_array(
     path: str, side: str, id_field: str, content_field: str | None, strict: bool,
 ) -> tuple[pl.DataFrame, list[dict]]:
     """Records of a JSON-array file as :func:`scan_ndjson` gives those of NDJSON lines, each
-    element numbered by its position from 1 as the records of an array always were: the
-    kernel finds the elements by their brackets, strings and commas (``_native.scan_records``),
-    and reads their ids as it reads lines; an element it declines is read by
-    :func:`iter_records`, so one that is not JSON is its own error row. The batches read the
-    elements back by offset, as lines. The file is read whole here (one worker), and only its
-    ids are kept.
+    element numbered by its position from 1 as the records of an array always were
+    (:func:`_scan_values`).
 
     A file whose delimiters do not make one array (cut short, a missing comma) is read as
     NDJSON lines, as it always was: NDJSON whose first line starts with '[' is NDJSON; with no
     record on any line it is an :class:`InputFileError` ("not a valid JSON array")."""
-    from .flatten import _native
-    with open(path, "rb") as f:
-        data = f.read()
-    scanned = _native.scan_records(data, id_field, content_field)
-    if scanned is None:
-        table, rows = scan_ndjson(path, side, 0, len(data), 1, id_field, content_field, strict)
-        if not table.height:
-            try:
-                _parse_json(data.removeprefix(UTF8_BOM))
-                reason = "its elements are not delimited as the kernel reads them"
-            except ValueError as exc:
-                reason = str(exc)
-            raise InputFileError(f"{path}: not a valid JSON array: {reason}")
-        return table, rows
-    table, declined, spans = _kernel_records(scanned)
+    scanned = _scan_values(path, side, id_field, content_field, strict, objects=False)
+    if scanned is not None:
+        return scanned
+    size = Path(path).stat().st_size
+    table, rows = scan_ndjson(path, side, 0, size, 1, id_field, content_field, strict)
+    if not table.height:
+        try:
+            _parse_json(Path(path).read_bytes().removeprefix(UTF8_BOM))
+            reason = "its elements are not delimited as the kernel reads them"
+        except ValueError as exc:
+            reason = str(exc)
+        raise InputFileError(f"{path}: not a valid JSON array: {reason}")
+    return table, rows
+
+
+def scan_json_objects(
+    path: str, side: str, id_field: str, content_field: str | None, strict: bool,
+) -> tuple[pl.DataFrame, list[dict]]:
+    """Records of a file of pretty-printed objects (DECISIONS 108) as :func:`scan_ndjson`
+    gives those of NDJSON lines, each numbered by the line its object starts on
+    (:func:`_scan_values`). A file whose brackets do not close (a string never closed throws
+    the matching off to its end) is read by the Python path whole (:func:`object_spans`), each
+    value that is not JSON cut again, so one bad object costs only itself."""
+    scanned = _scan_values(path, side, id_field, content_field, strict, objects=True)
+    if scanned is not None:
+        return scanned
+    data = Path(path).read_bytes()
     errors = ErrorRows(strict)
-    in_python = _records_in_python(
-        data, [(i + 1, a, a + n) for i, (a, n) in zip(declined, spans, strict=True)], side,
-        path, id_field, content_field, errors)
-    table = pl.concat([table, in_python]).sort("line")
+    table = _records_in_python(data, list(object_spans(data)), side, path, id_field,
+                               content_field, errors)
+    return table.sort("line").select(list(SCAN_SCHEMA)), errors.rows
+
+
+#: Bytes of a JSON array or of pretty-printed objects read at a time by :func:`_scan_values`.
+VALUES_CHUNK_BYTES = 16 << 20
+
+
+def _scan_values(
+    path: str, side: str, id_field: str, content_field: str | None, strict: bool, *,
+    objects: bool, chunk_bytes: int | None = None,
+) -> tuple[pl.DataFrame, list[dict]] | None:
+    """The records of a JSON array (or, ``objects``, of pretty-printed objects), read
+    ``chunk_bytes`` at a time: the kernel finds each value by its brackets, strings and commas
+    (``_native.scan_records``) and reads its id as it reads a line's; the batches read the
+    values back by offset, as lines. A value the kernel declines is read by
+    :func:`iter_records`, so one that is not JSON is its own error row; among objects, one
+    that does not parse is cut again (:func:`_object_pieces`), and an object without an id is
+    read there too (a config given as input is named so). Only the ids are kept, and a chunk
+    holds at most a value cut off at its end besides. None when the file's delimiters do not
+    make such values."""
+    from .flatten import _native
+    errors, parts = ErrorRows(strict), []
+    expect, base, carry, n_values, n_lines = 0, 0, b"", 0, 0
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(chunk_bytes or VALUES_CHUNK_BYTES)
+            last = not block
+            data = carry + block if carry else block
+            found = _native.scan_records(data, expect, last, id_field, content_field, objects)
+            if found is None:
+                return None
+            scanned, consumed, expect, n = found
+            table, declined, spans = _kernel_records(scanned)
+            if objects:  # numbered by line; declined objects and those without an id: Python's
+                table = table.with_columns(pl.col("line") + n_lines)
+                regions = sorted([(a, a + k) for a, k in spans] + [
+                    (a, a + k) for a, k in table.filter(~pl.col("has_id"))
+                    .select("offset", "length").iter_rows()])
+                table = table.filter(pl.col("has_id"))
+                newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")) \
+                    if regions else None
+                pieces = [(n_lines + int(np.searchsorted(newlines, a)) + 1, a, b)
+                          for start, end in regions for a, b in _object_pieces(data, start, end)]
+                n_lines += data.count(b"\n", 0, consumed)
+            else:  # numbered by position
+                table = table.with_columns(pl.col("line") + n_values)
+                pieces = [(n_values + i + 1, a, a + k)
+                          for i, (a, k) in zip(declined, spans, strict=True)]
+            in_python = _records_in_python(data, pieces, side, path, id_field, content_field,
+                                           errors)
+            parts.append(pl.concat([table, in_python]).with_columns(pl.col("offset") + base))
+            n_values += n
+            carry, base = data[consumed:], base + consumed
+            if last:
+                break
+    table = pl.concat(parts).sort("line")
     return table.select(list(SCAN_SCHEMA)), errors.rows
 
 
 def _kernel_records(scanned: tuple) -> tuple[pl.DataFrame, list[int], list[tuple[int, int]]]:
-    """A kernel scan (``_native.scan_records``) as scan rows numbered from 1,
-    and the numbers (from 0) and (offset, length) of the texts it left to the Python path."""
+    """A kernel scan (``_native.scan_records``) as scan rows numbered from 1, and the numbers
+    (from 0) and (offset, length) of the texts it left to the Python path."""
     line, offset, length, doc_id, has_id, declined, spans = scanned
     table = pl.DataFrame([line, offset, length, doc_id, has_id], schema=_SCAN_COLUMNS)
     return table.with_columns(pl.col("line") + 1), declined, spans
@@ -1422,39 +1484,7 @@ def _records_in_python(data: bytes, pieces: list[tuple[int, int, int]], side: st
     return pl.DataFrame(kept, schema=_SCAN_COLUMNS, orient="row")
 
 
-def scan_json_objects(
-    path: str, side: str, id_field: str, content_field: str | None, strict: bool,
-) -> tuple[pl.DataFrame, list[dict]]:
-    """Records of a file of pretty-printed objects (DECISIONS 108) as :func:`scan_ndjson`
-    gives those of NDJSON lines, each numbered by the line its object starts on. The kernel
-    finds the objects and reads their ids (``_native.scan_records``); the objects it declines,
-    those without an id (a config given as input is named so) and every value of a file whose
-    brackets do not close are read by :func:`iter_records`, a value that is not JSON cut
-    again (:func:`_object_pieces`), so one bad object costs only itself. The file is read
-    whole here, and only its ids are kept."""
-    from .flatten import _native
-    with open(path, "rb") as f:
-        data = f.read()
-    scanned = _native.scan_records(data, id_field, content_field, objects=True)
-    if scanned is None:
-        table, pieces = pl.DataFrame(schema=_SCAN_COLUMNS), list(object_spans(data))
-    else:
-        table, _, spans = _kernel_records(scanned)
-        regions = sorted([(a, a + n) for a, n in spans] + [
-            (a, a + n) for a, n in table.filter(~pl.col("has_id")).select("offset", "length")
-            .iter_rows()])
-        table = table.filter(pl.col("has_id"))
-        newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")) \
-            if regions else None
-        pieces = [(int(np.searchsorted(newlines, a)) + 1, a, b)
-                  for start, end in regions for a, b in _object_pieces(data, start, end)]
-    errors = ErrorRows(strict)
-    in_python = _records_in_python(data, pieces, side, path, id_field, content_field, errors)
-    table = pl.concat([table, in_python]).sort("line")
-    return table.select(list(SCAN_SCHEMA)), errors.rows
-
-
-#: How each kind of text file (:func:`text_kind`) is scanned whole.
+#: How each kind of text file (:func:`text_kind`) is scanned from its start to its end.
 _WHOLE_SCANS = {"array": scan_json_array, "objects": scan_json_objects}
 
 

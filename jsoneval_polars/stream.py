@@ -6,8 +6,8 @@ has started its threads can deadlock); small inputs are scored on threads of thi
 
 1. *scan*: each worker parses a byte range of a file and returns, per record, only its line,
    byte offset, length and doc_id (and the error rows of lines that are not records); a JSON
-   array or a file of pretty-printed objects is scanned whole by one worker
-   (:func:`ingest.scan_whole_file`). The main
+   array or a file of pretty-printed objects is scanned from its start by one worker, a
+   chunk at a time (:func:`ingest.scan_whole_file`). The main
    process hands them to a :class:`pair_plan.PairPlan`, which pairs the ids with
    :func:`ingest.pair_records`, the pairing every driver uses: at once for small inputs, in
    hash buckets spilled to disk beyond a million records a side, so memory does not grow with
@@ -147,8 +147,8 @@ def score_files(
         pool = run.enter_context(thread_pool(workers) if threads else _pool(workers))
         clock.start("scan")
         # an NDJSON file is scanned in byte ranges on every worker; a JSON array or
-        # pretty-printed objects by one worker, whole (where a record ends is known only
-        # from the file's start)
+        # pretty-printed objects by one worker from its start (where a record ends is known
+        # only from there)
         fields = {"gt": gt_field, "aio": aio_field}
         whole_scans = {side: pool.submit(scan_whole_file, str(files[side]), side, id_field,
                                          fields[side], strict)
@@ -156,7 +156,7 @@ def score_files(
         chunks = {side: ([], 0) if side in whole_scans else _chunks(files[side], pool)
                   for side in SIDES}
         # the buckets are sized before the first chunk is added: by the line counts, and by
-        # the records of the files scanned whole
+        # the records of the arrays and objects
         pairing.expect(max([n for _, n in chunks.values()]
                            + [future.result()[0].height for future in whole_scans.values()]))
         # submitted alternately and taken in that order, so that finished chunks do not wait

@@ -24,7 +24,7 @@ use crate::node::Node;
 use crate::ordering::list_orders;
 use crate::pairing::{self, Side};
 use crate::paths::{combinations, Leaves, Prefixes};
-use crate::scan::{scan_lines as scan, unreadable, without_bom, Scanned};
+use crate::scan::{scan_lines as scan, scan_values, unreadable, without_bom, Expect, Scanned};
 use rustc_hash::FxHashSet;
 
 /// One table, handed to Python through the Arrow C stream interface.
@@ -491,27 +491,33 @@ fn scan_lines(
     scan_columns(py.detach(|| scan(bytes, id_field, content)))
 }
 
-/// The records of a JSON-array file, or (`objects`) of a file of pretty-printed objects, as
-/// [`scan_lines`] gives those of NDJSON lines: an array's elements numbered by their position
-/// from 0, objects by the line (from 0) each starts on. None when the file's delimiters do not
-/// make such values (an array cut short, a bracket never closed).
+/// The records of one chunk of a JSON-array file, or (`objects`) of a file of pretty-printed
+/// objects, as [`scan_lines`] gives those of NDJSON lines: an array's elements numbered by their
+/// position in the chunk from 0, objects by the line (from 0 in the chunk) each starts on; with
+/// how far the next chunk may start, what it expects (a code to hand back), and the number of
+/// values found. `expect` 0 at the file's start; `last`: `data` runs to the file's end. None
+/// when the file's delimiters do not make such values (an array cut short, a bracket never
+/// closed).
 #[pyfunction]
-#[pyo3(signature = (data, id_field, content=None, objects=false))]
+#[pyo3(signature = (data, expect, last, id_field, content=None, objects=false))]
 fn scan_records(
     py: Python<'_>,
     data: &Bound<'_, PyBytes>,
+    expect: usize,
+    last: bool,
     id_field: &str,
     content: Option<&str>,
     objects: bool,
-) -> Option<ScanColumns> {
+) -> PyResult<Option<(ScanColumns, usize, usize, usize)>> {
     let bytes = data.as_bytes();
-    let scan = if objects {
-        crate::scan::scan_objects
-    } else {
-        crate::scan::scan_array
-    };
-    py.detach(|| scan(bytes, id_field, content))
-        .map(scan_columns)
+    let expect = *Expect::ALL
+        .get(expect)
+        .ok_or_else(|| value_error(format!("no such state of a split: {expect}")))?;
+    let scanned = py.detach(|| scan_values(bytes, expect, last, objects, id_field, content));
+    Ok(scanned.map(|(s, consumed, next, n)| {
+        let code = Expect::ALL.iter().position(|e| *e == next).unwrap_or(0);
+        (scan_columns(s), consumed, code, n)
+    }))
 }
 
 /// The numeric-string grammar (`values.NUMBER_TEXT`), compiled once.

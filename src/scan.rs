@@ -290,47 +290,123 @@ pub fn scan_lines(data: &[u8], id_field: &str, content: Option<&str>) -> Scanned
     scan_texts(data, &bounds, id_field, content)
 }
 
-/// The records of a JSON-array file as [`scan_lines`] gives those of NDJSON, an element for a
-/// line (numbered by its position from 0), or None when `data` is not one array of delimited
-/// elements ([`array_elements`]).
-pub fn scan_array(data: &[u8], id_field: &str, content: Option<&str>) -> Option<Scanned> {
-    array_elements(data).map(|bounds| scan_texts(data, &bounds, id_field, content))
+/// What a split of a file of values expects next ([`split_values`]): the file's start (where
+/// a BOM may be), an array's `[`, the first value of an array (or its `]`), a value (among
+/// objects: one, or the end), what follows an array's value (`,` or `]`), or nothing but
+/// blanks (after an array's `]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    Start,
+    Open,
+    FirstValue,
+    Value,
+    AfterValue,
+    Nothing,
 }
 
-/// The records of a file of JSON objects written one after another (pretty-printed, as `jq .`
-/// writes them), each numbered by the line its object starts on (from 0), as a line of NDJSON
-/// is; None when the file is not such objects whose brackets close ([`object_elements`]).
-pub fn scan_objects(data: &[u8], id_field: &str, content: Option<&str>) -> Option<Scanned> {
-    let bounds = object_elements(data)?;
-    let mut scanned = scan_texts(data, &bounds, id_field, content);
-    let lines = start_lines(data, &bounds);
-    for at in scanned.line.iter_mut().chain(scanned.fallback.iter_mut()) {
-        *at = lines[*at as usize];
-    }
-    Some(scanned)
+impl Expect {
+    pub const ALL: [Expect; 6] = [
+        Expect::Start,
+        Expect::Open,
+        Expect::FirstValue,
+        Expect::Value,
+        Expect::AfterValue,
+        Expect::Nothing,
+    ];
 }
 
-/// The (start, stop) of each top-level value of `data` (after a BOM and blanks), each an
-/// object whose brackets are matched outside strings ([`element_end`]), blanks between them.
-/// None when a value does not open with `{` or does not close before the end: the Python path
-/// then reads the file and says where.
-pub fn object_elements(data: &[u8]) -> Option<Vec<(usize, usize)>> {
-    let bom = if data.starts_with(UTF8_BOM) {
-        UTF8_BOM.len()
-    } else {
-        0
-    };
-    let mut at = skip_blanks(data, bom);
-    let mut elements = Vec::new();
-    while at < data.len() {
-        if data[at] != b'{' {
-            return None;
+/// What [`split_values`] found in a chunk: the values wholly in it, how far the next chunk may
+/// start, and what that chunk expects.
+pub type Split = (Vec<(usize, usize)>, usize, Expect);
+
+/// One chunk of a JSON array (or, `objects`, of pretty-printed objects) split a piece at a
+/// time: the (start, stop) of each value wholly in `data`, how far the next chunk may start
+/// (the start of a value cut off at the end of `data`, or its end), and what comes next.
+/// `last`: `data` runs to the end of the file. Values are delimited by their brackets,
+/// strings and commas alone ([`element_end`]), not read, so one that is not JSON is one
+/// record's error. None when the delimiters do not make such a file: a file cut short, a
+/// missing or extra comma, text after an array, a value among objects that is no object.
+pub fn split_values(data: &[u8], mut expect: Expect, last: bool, objects: bool) -> Option<Split> {
+    let mut values = Vec::new();
+    let mut at = 0;
+    if expect == Expect::Start {
+        if data.starts_with(UTF8_BOM) {
+            at = UTF8_BOM.len();
+        } else if !last && UTF8_BOM.starts_with(data) {
+            return Some((values, 0, expect)); // a BOM cut off, or nothing yet
         }
-        let end = element_end(data, at)?;
-        elements.push((at, end));
-        at = skip_blanks(data, end);
+        expect = if objects { Expect::Value } else { Expect::Open };
     }
-    Some(elements)
+    loop {
+        at = skip_blanks(data, at);
+        let Some(&byte) = data.get(at) else {
+            let complete = expect
+                == if objects {
+                    Expect::Value
+                } else {
+                    Expect::Nothing
+                };
+            return (!last || complete).then_some((values, at, expect));
+        };
+        match (expect, objects, byte) {
+            (Expect::Open, false, b'[') => expect = Expect::FirstValue,
+            (Expect::FirstValue | Expect::AfterValue, false, b']') => expect = Expect::Nothing,
+            (Expect::AfterValue, false, b',') => expect = Expect::Value,
+            (Expect::Value, true, b'{') | (Expect::FirstValue | Expect::Value, false, _) => {
+                match element_end(data, at) {
+                    Some(end) => {
+                        values.push((at, end));
+                        at = end;
+                        expect = if objects {
+                            Expect::Value
+                        } else {
+                            Expect::AfterValue
+                        };
+                        continue;
+                    }
+                    // an array's `,` or `]` where a value belongs is no value
+                    None if last || matches!(byte, b',' | b']') => return None,
+                    None => return Some((values, at, expect)), // cut off: the next chunk's
+                }
+            }
+            _ => return None,
+        }
+        at += 1;
+    }
+}
+
+/// The records of one chunk of a JSON array (or, `objects`, of pretty-printed objects) as
+/// [`scan_lines`] gives those of NDJSON lines ([`split_values`]): an array's elements
+/// numbered by their position in the chunk from 0, objects by the line (from 0 in the chunk)
+/// each starts on; with how far the next chunk may start, what it expects, and the number of
+/// values found.
+pub fn scan_values(
+    data: &[u8],
+    expect: Expect,
+    last: bool,
+    objects: bool,
+    id_field: &str,
+    content: Option<&str>,
+) -> Option<(Scanned, usize, Expect, usize)> {
+    let (bounds, consumed, next) = split_values(data, expect, last, objects)?;
+    let mut scanned = scan_texts(data, &bounds, id_field, content);
+    if objects {
+        let lines = start_lines(data, &bounds);
+        for at in scanned.line.iter_mut().chain(scanned.fallback.iter_mut()) {
+            *at = lines[*at as usize];
+        }
+    }
+    Some((scanned, consumed, next, bounds.len()))
+}
+
+/// The elements of a whole JSON array ([`split_values`]).
+pub fn array_elements(data: &[u8]) -> Option<Vec<(usize, usize)>> {
+    split_values(data, Expect::Start, true, false).map(|(values, _, _)| values)
+}
+
+/// The objects of a whole file of pretty-printed objects ([`split_values`]).
+pub fn object_elements(data: &[u8]) -> Option<Vec<(usize, usize)>> {
+    split_values(data, Expect::Start, true, true).map(|(values, _, _)| values)
 }
 
 /// The line (from 0) each text starts on; `bounds` in order.
@@ -384,37 +460,6 @@ fn skip_blanks(data: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
-}
-
-/// The (start, stop) of each element of the JSON array that `data` holds (after a BOM and
-/// blanks), found by its brackets, strings and commas alone: an element is delimited here,
-/// not read, so one that is not JSON is one record's error. None when the delimiters do not
-/// make one array: a file cut short, a missing or extra comma, text after the array.
-pub fn array_elements(data: &[u8]) -> Option<Vec<(usize, usize)>> {
-    let bom = if data.starts_with(UTF8_BOM) {
-        UTF8_BOM.len()
-    } else {
-        0
-    };
-    let mut at = skip_blanks(data, bom);
-    if data.get(at) != Some(&b'[') {
-        return None;
-    }
-    let mut elements = Vec::new();
-    at = skip_blanks(data, at + 1);
-    if data.get(at) == Some(&b']') {
-        return (skip_blanks(data, at + 1) == data.len()).then_some(elements);
-    }
-    loop {
-        let end = element_end(data, at)?;
-        elements.push((at, end));
-        at = skip_blanks(data, end);
-        match data.get(at) {
-            Some(b',') => at = skip_blanks(data, at + 1),
-            Some(b']') => return (skip_blanks(data, at + 1) == data.len()).then_some(elements),
-            _ => return None,
-        }
-    }
 }
 
 /// Where the element starting at `at` ends: past the bracket closing its object or array, past
@@ -594,7 +639,7 @@ mod tests {
     #[test]
     fn an_array_is_scanned_as_lines_are() {
         let data = br#"[{"id": "a", "x": 1}, {"x": 2}, [1], {"id": 1.5}, {"id": 7, "a": 1, "a": 2}, {"id": "b"}]"#;
-        let s = scan_array(data, "id", None).unwrap();
+        let s = whole(data, false).unwrap();
         assert_eq!(s.line, [0, 1, 4, 5]); // a repeated key is the flattening's to report
         assert_eq!(
             s.doc_id,
@@ -606,13 +651,13 @@ mod tests {
         assert_eq!(&data[o as usize..(o + n) as usize], b"[1]");
         let (o, n) = (s.offset[3] as usize, s.length[3] as usize);
         assert_eq!(&data[o..o + n], br#"{"id": "b"}"#);
-        assert!(scan_array(b"[{\"id\": 1}", "id", None).is_none());
+        assert!(whole(b"[{\"id\": 1}", false).is_none());
     }
 
     #[test]
     fn objects_are_numbered_by_the_line_they_start_on() {
         let data = b"\xef\xbb\xbf{\n  \"id\": \"a\",\n  \"s\": \"}{\"\n}\n{\"id\": 2, \"x\": [1,\n 2]}{\"id\": 3}\n\n{\n\"id\": [1]\n}\n";
-        let s = scan_objects(data, "id", None).unwrap();
+        let s = whole(data, true).unwrap();
         assert_eq!(s.line, [0, 4, 5]);
         assert_eq!(
             s.doc_id,
@@ -626,8 +671,52 @@ mod tests {
             b"{\"a\": 1}\n]",              // a value that is no object
             b"{\"a\": \"1}\n",             // a string never closed
         ] {
-            assert!(scan_objects(broken, "id", None).is_none());
+            assert!(whole(broken, true).is_none());
         }
         assert_eq!(object_elements(b" \n"), Some(vec![]));
+    }
+
+    fn whole(data: &[u8], objects: bool) -> Option<Scanned> {
+        scan_values(data, Expect::Start, true, objects, "id", None).map(|(s, ..)| s)
+    }
+
+    /// [`split_values`] fed `size` more bytes at a time, each chunk from where the last left
+    /// off, as `ingest._scan_values` feeds it a file.
+    fn in_chunks(data: &[u8], size: usize, objects: bool) -> Option<Vec<(usize, usize)>> {
+        let (mut expect, mut base, mut end, mut out) = (Expect::Start, 0, 0, vec![]);
+        loop {
+            end = (end + size).min(data.len());
+            let last = end == data.len();
+            let (values, consumed, next) = split_values(&data[base..end], expect, last, objects)?;
+            out.extend(values.into_iter().map(|(a, b)| (a + base, b + base)));
+            (base, expect) = (base + consumed, next);
+            if last {
+                return Some(out);
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_split_a_piece_at_a_time_is_split_as_a_whole() {
+        let cases: [(&[u8], bool); 10] = [
+            (b"\xef\xbb\xbf [ {\"id\": \"a]\\\"\", \"v\": [1, {\"w\": \"}\"}]},\n 12.5e3 ,\"x,]\",tru, [] ]\n", false),
+            (b"[]", false),
+            (b"[1, 2", false),
+            (b"[1,]", false),
+            (b"[1] x", false),
+            (b"\xef\xbb\xbf{\n \"id\": 1,\n \"s\": \"}{\"\n}\n{\"id\": 2}{\"id\": [3]}\n", true),
+            (b"{\"a\": 1}\n{\"b\": ", true),
+            (b"{\"a\": 1}\n]", true),
+            (b"", true),
+            (b"    \xef\xbb\xbf     ", true), // a BOM after blanks is no BOM
+        ];
+        for (data, objects) in cases {
+            let expected = split_values(data, Expect::Start, true, objects).map(|(v, ..)| v);
+            for size in 1..=data.len().max(1) {
+                assert_eq!(in_chunks(data, size, objects), expected, "{size} {data:?}");
+            }
+        }
+        assert_eq!(array_elements(b"[1, 2]").map(|v| v.len()), Some(2));
+        assert_eq!(object_elements(b"").map(|v| v.len()), Some(0));
     }
 }

@@ -770,8 +770,8 @@ def test_pretty_printed_objects_are_records(tmp_path):
                    + g + '{\n  "doc_id": "h"\n}\n')
     closed = tmp_path / "closed.json"  # the same less g: every bracket closes
     closed.write_text(bad.read_text().replace(g, "\n\n\n"))
-    assert _native.scan_records(bad.read_bytes(), "doc_id", objects=True) is None
-    assert _native.scan_records(closed.read_bytes(), "doc_id", objects=True) is not None
+    assert _native.scan_records(bad.read_bytes(), 0, True, "doc_id", objects=True) is None
+    assert _native.scan_records(closed.read_bytes(), 0, True, "doc_id", objects=True) is not None
     for path, lines in ((bad, [5, 13, 18, 22]), (closed, [5, 13, 18])):
         for r in (evaluate(path, ndjson), score_files(path, ndjson, tmp_path / path.stem)):
             present = r.documents.filter(pl.col("gt_present"))
@@ -814,7 +814,7 @@ def test_pretty_printed_objects_split_where_each_object_ends(objects, indent, ga
     found = [(line, value.strip().decode()) for line, value in object_texts(text.encode())]
     assert found == expected
     data = text.encode()
-    scanned = _native.scan_records(data, "doc_id", objects=True)
+    scanned = _native.scan_records(data, 0, True, "doc_id", objects=True)[0]
     line, offset, length, _, _, declined, spans = scanned
     native = sorted([*zip(line, zip(offset, length, strict=True), strict=True),
                      *zip(declined, spans, strict=True)])

@@ -63,9 +63,9 @@ def test_the_elements_found_are_those_json_reads():
         ) + "]" + _blank(rng)
         data = text.encode()
         assert json.loads(data.removeprefix(b"\xef\xbb\xbf")) == values
-        scanned = _native.scan_records(data, "doc_id")
+        scanned = _native.scan_records(data, 0, True, "doc_id")  # the whole file at once
         assert scanned is not None, text
-        line, offset, length, _, _, declined, spans = scanned
+        line, offset, length, _, _, declined, spans = scanned[0]
         found = sorted([*zip(line, zip(offset, length, strict=True), strict=True),
                         *zip(declined, spans, strict=True)])
         assert [json.loads(data[a:a + n]) for _, (a, n) in found] == values
@@ -209,3 +209,31 @@ def test_mangled_arrays_and_objects_read_the_same_in_both_drivers(tmp_path):
         else:
             assert all(a.equals(b) for a, b in zip(by_evaluate, by_files, strict=True)), \
                 bytes(text)
+
+
+@pytest.mark.parametrize("objects", [False, True])
+def test_a_file_read_a_few_bytes_at_a_time_gives_the_same_records(tmp_path, objects):
+    """The kernel reads an array or objects a chunk at a time (16 MB): a value cut off at a
+    chunk's end is read whole with the next. Read 1 to 97 bytes at a time, a file of good and
+    bad values (not JSON, not an object, a repeated key, no id, a BOM) gives the records,
+    offsets, numbers and error rows it gives read whole."""
+    from jsoneval_polars.ingest import _scan_values
+
+    values = ['{"doc_id": "a", "s": "]},\\"{["}', '{"doc_id": "b", "x": tru}', '5',
+              '{"doc_id": "c", "x": 1, "x": 2}', '{"x": [1, {"y": "]"}]}',
+              '{\n  "doc_id": "d",\n  "v": [\n    1\n  ]\n}', '{"doc_id": 7}']
+    if objects:
+        values = [v for v in values if v.startswith("{")]
+        text = "\ufeff" + "\n".join(values) + "\n"
+    else:
+        text = "\ufeff[\n" + ",\n ".join(values) + "\n]\n"
+    path = tmp_path / "values.json"
+    path.write_text(text, encoding="utf-8")
+    whole = _scan_values(str(path), "gt", "doc_id", None, False, objects=objects)
+    assert whole is not None and whole[0].height >= 4 and whole[1]
+    for size in [*range(1, 40), 64, 97]:
+        table, rows = _scan_values(str(path), "gt", "doc_id", None, False, objects=objects,
+                                   chunk_bytes=size)
+        assert table.equals(whole[0]), size
+        assert rows == whole[1], size
+

@@ -4,13 +4,14 @@
 //! lenient, left out with no row behind); the document read from a member (or from JSON text
 //! in it) is taken or declined. Also: the id scan of the same bytes as an NDJSON range
 //! accounts for every line; read as a JSON array or as pretty-printed objects, the values found
-//! are in order, inside the bytes, and there whenever serde_json reads an array or an object;
-//! and every double's canonical text reads back to the same double.
+//! are in order, inside the bytes, there whenever serde_json reads an array or an object, and
+//! the same when the bytes come a few at a time; and every double's canonical text reads back
+//! to the same double.
 #![no_main]
 
 use jsoneval_native::canonical::float_repr;
 use jsoneval_native::flatten::{flatten_json, flatten_json_lenient, Root};
-use jsoneval_native::scan::{array_elements, object_elements, scan_lines};
+use jsoneval_native::scan::{array_elements, object_elements, scan_lines, split_values, Expect};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -62,12 +63,13 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(serde_json::Value::Object(_)) = serde_json::from_slice(data) {
         assert_eq!(objects.as_ref().map(Vec::len), Some(1));
     }
-    for found in [elements, objects] {
+    for (found, objects) in [(elements, false), (objects, true)] {
         let mut end = 0;
-        for (start, stop) in found.unwrap_or_default() {
+        for &(start, stop) in found.as_deref().unwrap_or_default() {
             assert!(end <= start && start < stop && stop <= data.len());
             end = stop;
         }
+        assert_eq!(in_chunks(data, 1 + data.len() % 13, objects), found);
     }
 
     if let Some(bytes) = data.get(..8) {
@@ -77,3 +79,19 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// The values [`split_values`] finds fed `size` more bytes at a time, as the files driver
+/// feeds it a file a chunk at a time: the same as at once.
+fn in_chunks(data: &[u8], size: usize, objects: bool) -> Option<Vec<(usize, usize)>> {
+    let (mut expect, mut base, mut end, mut out) = (Expect::Start, 0, 0, Vec::new());
+    loop {
+        end = (end + size).min(data.len());
+        let last = end == data.len();
+        let (values, consumed, next) = split_values(&data[base..end], expect, last, objects)?;
+        out.extend(values.into_iter().map(|(a, b)| (a + base, b + base)));
+        (base, expect) = (base + consumed, next);
+        if last {
+            return Some(out);
+        }
+    }
+}

@@ -375,6 +375,23 @@ pub fn split_values(data: &[u8], mut expect: Expect, last: bool, objects: bool) 
     }
 }
 
+/// The values [`split_values`] finds in `data` fed `size` more bytes at a time, each chunk
+/// from where the last left off, as `ingest._scan_values` feeds it a file: the cargo tests and
+/// the fuzz target hold it to the values found at once.
+pub fn split_in_chunks(data: &[u8], size: usize, objects: bool) -> Option<Vec<(usize, usize)>> {
+    let (mut expect, mut base, mut end, mut out) = (Expect::Start, 0, 0, Vec::new());
+    loop {
+        end = (end + size.max(1)).min(data.len());
+        let last = end == data.len();
+        let (values, consumed, next) = split_values(&data[base..end], expect, last, objects)?;
+        out.extend(values.into_iter().map(|(a, b)| (a + base, b + base)));
+        (base, expect) = (base + consumed, next);
+        if last {
+            return Some(out);
+        }
+    }
+}
+
 /// The records of one chunk of a JSON array (or, `objects`, of pretty-printed objects) as
 /// [`scan_lines`] gives those of NDJSON lines ([`split_values`]): an array's elements
 /// numbered by their position in the chunk from 0, objects by the line (from 0 in the chunk)
@@ -680,22 +697,6 @@ mod tests {
         scan_values(data, Expect::Start, true, objects, "id", None).map(|(s, ..)| s)
     }
 
-    /// [`split_values`] fed `size` more bytes at a time, each chunk from where the last left
-    /// off, as `ingest._scan_values` feeds it a file.
-    fn in_chunks(data: &[u8], size: usize, objects: bool) -> Option<Vec<(usize, usize)>> {
-        let (mut expect, mut base, mut end, mut out) = (Expect::Start, 0, 0, vec![]);
-        loop {
-            end = (end + size).min(data.len());
-            let last = end == data.len();
-            let (values, consumed, next) = split_values(&data[base..end], expect, last, objects)?;
-            out.extend(values.into_iter().map(|(a, b)| (a + base, b + base)));
-            (base, expect) = (base + consumed, next);
-            if last {
-                return Some(out);
-            }
-        }
-    }
-
     #[test]
     fn a_file_split_a_piece_at_a_time_is_split_as_a_whole() {
         let cases: [(&[u8], bool); 10] = [
@@ -713,7 +714,11 @@ mod tests {
         for (data, objects) in cases {
             let expected = split_values(data, Expect::Start, true, objects).map(|(v, ..)| v);
             for size in 1..=data.len().max(1) {
-                assert_eq!(in_chunks(data, size, objects), expected, "{size} {data:?}");
+                assert_eq!(
+                    split_in_chunks(data, size, objects),
+                    expected,
+                    "{size} {data:?}"
+                );
             }
         }
         assert_eq!(array_elements(b"[1, 2]").map(|v| v.len()), Some(2));

@@ -11,7 +11,7 @@
 
 use jsoneval_native::canonical::float_repr;
 use jsoneval_native::flatten::{flatten_json, flatten_json_lenient, Root};
-use jsoneval_native::scan::{array_elements, object_elements, scan_lines, split_values, Expect};
+use jsoneval_native::scan::{array_elements, object_elements, scan_lines, split_in_chunks};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -69,7 +69,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(end <= start && start < stop && stop <= data.len());
             end = stop;
         }
-        assert_eq!(in_chunks(data, 1 + data.len() % 13, objects), found);
+        assert_eq!(split_in_chunks(data, 1 + data.len() % 13, objects), found);
     }
 
     if let Some(bytes) = data.get(..8) {
@@ -79,19 +79,3 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
-
-/// The values [`split_values`] finds fed `size` more bytes at a time, as the files driver
-/// feeds it a file a chunk at a time: the same as at once.
-fn in_chunks(data: &[u8], size: usize, objects: bool) -> Option<Vec<(usize, usize)>> {
-    let (mut expect, mut base, mut end, mut out) = (Expect::Start, 0, 0, Vec::new());
-    loop {
-        end = (end + size).min(data.len());
-        let last = end == data.len();
-        let (values, consumed, next) = split_values(&data[base..end], expect, last, objects)?;
-        out.extend(values.into_iter().map(|(a, b)| (a + base, b + base)));
-        (base, expect) = (base + consumed, next);
-        if last {
-            return Some(out);
-        }
-    }
-}

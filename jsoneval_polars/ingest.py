@@ -678,9 +678,9 @@ def read_records(
 RECORD_SCHEMA = {"line": pl.Int64, "doc_id": pl.String, "has_id": pl.Boolean}
 #: A scanned record: where its line is in the file (:func:`scan_ndjson`).
 SCAN_SCHEMA = {**RECORD_SCHEMA, "offset": pl.Int64, "length": pl.Int64}
-#: The columns of a scan as the kernel gives them.
-_SCAN_COLUMNS = {"line": pl.Int64, "offset": pl.Int64, "length": pl.Int64, "doc_id": pl.String,
-                 "has_id": pl.Boolean}
+#: The columns of a scan in the order the kernel gives them.
+_SCAN_COLUMNS = {name: SCAN_SCHEMA[name] for name in ("line", "offset", "length", "doc_id",
+                                                      "has_id")}
 UTF8_BOM = b"\xef\xbb\xbf"
 _TO_UTF8 = "convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"
 #: How files that are not UTF-8 text begin: (magic bytes, what the file is, what to do). None of
@@ -1317,26 +1317,18 @@ def scan_ndjson(
     errors = ErrorRows(strict)
     from .flatten import KERNEL, _native
     if KERNEL == "native":
-        line, offset, length, doc_id, has_id, declined, _ = _native.scan_lines(data, id_field,
-                                                                               content_field)
-        native = pl.DataFrame([line, offset, length, doc_id, has_id], schema=_SCAN_COLUMNS)
-    else:
-        native, declined = pl.DataFrame(schema=_SCAN_COLUMNS), None
-    kept = []
-    if declined is None or declined:
+        native, declined, spans = _kernel_records(_native.scan_lines(data, id_field,
+                                                                     content_field))
+        native = native.with_columns(pl.col("line") + (first_line - 1))
+    else:  # every line is read in Python
         lines = data.split(b"\n")
-        offsets = list(itertools.accumulate((len(raw) + 1 for raw in lines), initial=0))
-        picked = range(len(lines)) if declined is None else declined
-        # each parsed document is dropped at once: only its id is kept
-        kept = [
-            (r.line - first_line, offsets[r.line - first_line], len(r.raw), r.doc_id, r.has_id)
-            for r in iter_records(
-                ((first_line + i, lines[i]) for i in picked), side, path, id_field,
-                content_field, errors,
-            )
-        ]
-    table = pl.concat([native, pl.DataFrame(kept, schema=_SCAN_COLUMNS, orient="row")]).sort("line")
-    table = table.with_columns(pl.col("line") + first_line, pl.col("offset") + start)
+        starts = itertools.accumulate((len(raw) + 1 for raw in lines), initial=0)
+        native, declined = pl.DataFrame(schema=_SCAN_COLUMNS), range(len(lines))
+        spans = [(at, len(raw)) for at, raw in zip(starts, lines, strict=False)]
+    in_python = _records_in_python(
+        data, [(first_line + i, a, a + n) for i, (a, n) in zip(declined, spans, strict=True)],
+        side, path, id_field, content_field, errors)
+    table = pl.concat([native, in_python]).sort("line").with_columns(pl.col("offset") + start)
     if start == 0 and table.height and not table["has_id"][0]:
         table = _unless_config(table, data, side, path, id_field, errors)
     return table.select(list(SCAN_SCHEMA)), errors.rows
@@ -1460,8 +1452,8 @@ def _scan_values(
 
 
 def _kernel_records(scanned: tuple) -> tuple[pl.DataFrame, list[int], list[tuple[int, int]]]:
-    """A kernel scan (``_native.scan_records``) as scan rows numbered from 1, and the numbers
-    (from 0) and (offset, length) of the texts it left to the Python path."""
+    """A kernel scan (``_native.scan_lines``, ``scan_records``) as scan rows numbered from 1,
+    and the numbers (from 0) and (offset, length) of the texts it left to the Python path."""
     line, offset, length, doc_id, has_id, declined, spans = scanned
     table = pl.DataFrame([line, offset, length, doc_id, has_id], schema=_SCAN_COLUMNS)
     return table.with_columns(pl.col("line") + 1), declined, spans

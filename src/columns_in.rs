@@ -33,20 +33,18 @@ fn arrays<'a>(batches: &'a [RecordBatch], name: &str) -> Column<&'a ArrayRef> {
 pub fn ints(batches: &[RecordBatch], name: &str) -> Column<Option<i64>> {
     let mut out = Vec::new();
     for a in arrays(batches, name)? {
-        let valid = |i: usize| a.is_valid(i);
         match a.data_type() {
-            DataType::Int64 => {
-                let v = a.as_primitive::<Int64Type>().values();
-                out.extend((0..a.len()).map(|i| valid(i).then(|| v[i])));
-            }
-            DataType::Int32 => {
-                let v = a.as_primitive::<Int32Type>().values();
-                out.extend((0..a.len()).map(|i| valid(i).then(|| v[i] as i64)));
-            }
-            DataType::UInt32 => {
-                let v = a.as_primitive::<UInt32Type>().values();
-                out.extend((0..a.len()).map(|i| valid(i).then(|| v[i] as i64)));
-            }
+            DataType::Int64 => out.extend(a.as_primitive::<Int64Type>().iter()),
+            DataType::Int32 => out.extend(
+                a.as_primitive::<Int32Type>()
+                    .iter()
+                    .map(|v| v.map(i64::from)),
+            ),
+            DataType::UInt32 => out.extend(
+                a.as_primitive::<UInt32Type>()
+                    .iter()
+                    .map(|v| v.map(i64::from)),
+            ),
             other => {
                 return Err(ColumnError(format!(
                     "column {name:?}: integers expected, not {other}"
@@ -93,10 +91,33 @@ pub fn codes(batches: &[RecordBatch], name: &str) -> Column<Option<u8>> {
 
 /// An integer column without nulls.
 pub fn required_ints(batches: &[RecordBatch], name: &str) -> Column<i64> {
-    ints(batches, name)?
-        .into_iter()
-        .map(|v| v.ok_or_else(|| ColumnError(format!("column {name:?}: a null"))))
-        .collect()
+    let mut out = Vec::new();
+    for a in arrays(batches, name)? {
+        if a.null_count() > 0 {
+            return Err(ColumnError(format!("column {name:?}: a null")));
+        }
+        match a.data_type() {
+            DataType::Int64 => out.extend_from_slice(a.as_primitive::<Int64Type>().values()),
+            DataType::Int32 => out.extend(
+                a.as_primitive::<Int32Type>()
+                    .values()
+                    .iter()
+                    .map(|&v| v as i64),
+            ),
+            DataType::UInt32 => out.extend(
+                a.as_primitive::<UInt32Type>()
+                    .values()
+                    .iter()
+                    .map(|&v| v as i64),
+            ),
+            other => {
+                return Err(ColumnError(format!(
+                    "column {name:?}: integers expected, not {other}"
+                )))
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A Float64 column, null as None.

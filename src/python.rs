@@ -197,8 +197,10 @@ fn flatten_json(
         .map(|t| t.map(without_bom))
         .collect();
     let how = root(skip, &meta, content, text_content);
-    let result = py.detach(|| flatten_with(&slices, &how, item_base, segment, threads, lenient));
-    Ok(output(result, item_base, empty_containers_are_null))
+    Ok(py.detach(|| {
+        let result = flatten_with(&slices, &how, item_base, segment, threads, lenient);
+        output(result, item_base, empty_containers_are_null)
+    }))
 }
 
 /// How the text bindings' records are read (their keyword arguments).
@@ -259,8 +261,10 @@ fn flatten_spans(
 ) -> PyResult<Output> {
     let slices = span_slices(buffer, base, &offsets, &lengths)?;
     let how = root(skip, &meta, content, text_content);
-    let result = py.detach(|| flatten_with(&slices, &how, item_base, segment, threads, lenient));
-    Ok(output(result, item_base, empty_containers_are_null))
+    Ok(py.detach(|| {
+        let result = flatten_with(&slices, &how, item_base, segment, threads, lenient);
+        output(result, item_base, empty_containers_are_null)
+    }))
 }
 
 /// The texts of [`flatten_spans`] as slices of its buffer (a BOM skipped, None kept); a span
@@ -316,9 +320,11 @@ fn unreadable_texts(
     content: Option<&str>,
 ) -> PyResult<Vec<usize>> {
     let b = record_batches(frame)?;
-    let texts = strs(&b, "text")?;
-    let slices: Vec<Option<&[u8]>> = texts.iter().map(|t| t.map(str::as_bytes)).collect();
-    Ok(py.detach(|| unreadable(&slices, content)))
+    py.detach(|| {
+        let texts = strs(&b, "text")?;
+        let slices: Vec<Option<&[u8]>> = texts.iter().map(|t| t.map(str::as_bytes)).collect();
+        Ok(unreadable(&slices, content))
+    })
 }
 
 /// The bytes of each held text, as the kernel's functions take them.
@@ -539,10 +545,12 @@ impl NumberReader {
     /// kind), as similarity._number_of reads it: a Float64 column `number`.
     fn values(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
         let b = record_batches(frame)?;
-        let (texts, kinds) = (strs(&b, "text")?, strs(&b, "kind")?);
-        let numbers = py.detach(|| crate::number::values(&texts, &kinds, &self.grammar));
-        Ok(ArrowTable {
-            batch: batch(vec![("number", Arc::new(Float64Array::from(numbers)))]),
+        py.detach(|| {
+            let (texts, kinds) = (strs(&b, "text")?, strs(&b, "kind")?);
+            let numbers = crate::number::values(&texts, &kinds, &self.grammar);
+            Ok(ArrowTable {
+                batch: batch(vec![("number", Arc::new(Float64Array::from(numbers)))]),
+            })
         })
     }
 }
@@ -566,10 +574,11 @@ impl DateReader {
     /// `day`.
     fn days(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
         let b = record_batches(frame)?;
-        let texts = strs(&b, "text")?;
-        let days = py.detach(|| self.formats.days(&texts));
-        Ok(ArrowTable {
-            batch: batch(vec![("day", Arc::new(Date32Array::from(days)))]),
+        py.detach(|| {
+            let days = self.formats.days(&strs(&b, "text")?);
+            Ok(ArrowTable {
+                batch: batch(vec![("day", Arc::new(Date32Array::from(days)))]),
+            })
         })
     }
 }
@@ -638,32 +647,34 @@ impl FieldScorer {
     /// with a `lexical_threshold`.
     fn score(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
         let b = record_batches(frame)?;
-        let (strategy, bucket) = (codes(&b, "strategy")?, codes(&b, "bucket")?);
-        let (gt_text, aio_text) = (strs(&b, "gt_text")?, strs(&b, "aio_text")?);
-        let (gt_kind, aio_kind) = (strs(&b, "gt_kind")?, strs(&b, "aio_kind")?);
-        let has_threshold = b
-            .first()
-            .is_some_and(|b| b.column_by_name("threshold").is_some());
-        let threshold = if has_threshold {
-            Some(floats(&b, "threshold")?)
-        } else {
-            None
-        };
-        let rows = crate::scoring::Rows {
-            strategy: &strategy,
-            bucket: &bucket,
-            gt_text: &gt_text,
-            aio_text: &aio_text,
-            gt_kind: &gt_kind,
-            aio_kind: &aio_kind,
-            threshold: threshold.as_deref(),
-        };
-        let (similarity, matched) = py.detach(|| crate::scoring::score(&rows, &self.settings));
-        Ok(ArrowTable {
-            batch: batch(vec![
-                ("similarity", Arc::new(Float64Array::from(similarity))),
-                ("match", Arc::new(BooleanArray::from(matched))),
-            ]),
+        py.detach(|| {
+            let (strategy, bucket) = (codes(&b, "strategy")?, codes(&b, "bucket")?);
+            let (gt_text, aio_text) = (strs(&b, "gt_text")?, strs(&b, "aio_text")?);
+            let (gt_kind, aio_kind) = (strs(&b, "gt_kind")?, strs(&b, "aio_kind")?);
+            let has_threshold = b
+                .first()
+                .is_some_and(|b| b.column_by_name("threshold").is_some());
+            let threshold = if has_threshold {
+                Some(floats(&b, "threshold")?)
+            } else {
+                None
+            };
+            let rows = crate::scoring::Rows {
+                strategy: &strategy,
+                bucket: &bucket,
+                gt_text: &gt_text,
+                aio_text: &aio_text,
+                gt_kind: &gt_kind,
+                aio_kind: &aio_kind,
+                threshold: threshold.as_deref(),
+            };
+            let (similarity, matched) = crate::scoring::score(&rows, &self.settings);
+            Ok(ArrowTable {
+                batch: batch(vec![
+                    ("similarity", Arc::new(Float64Array::from(similarity))),
+                    ("match", Arc::new(BooleanArray::from(matched))),
+                ]),
+            })
         })
     }
 }
@@ -694,10 +705,17 @@ impl MemberKeys {
         aio: &Bound<'_, PyAny>,
     ) -> PyResult<(ArrowTable, ArrowTable)> {
         let (g, a) = (record_batches(gt)?, record_batches(aio)?);
-        let (g_field, a_field) = (u32s(&g, "field")?, u32s(&a, "field")?);
-        let (g_kind, a_kind) = (strs(&g, "kind")?, strs(&a, "kind")?);
-        let (g_text, a_text) = (strs(&g, "text")?, strs(&a, "text")?);
-        let (gt_keys, aio_keys) = py.detach(|| {
+        py.detach(|| self.keys_of(&g, &a))
+    }
+}
+
+impl MemberKeys {
+    /// [`MemberKeys::keys`] of the imported tables, without the GIL.
+    fn keys_of(&self, g: &[RecordBatch], a: &[RecordBatch]) -> PyResult<(ArrowTable, ArrowTable)> {
+        let (g_field, a_field) = (u32s(g, "field")?, u32s(a, "field")?);
+        let (g_kind, a_kind) = (strs(g, "kind")?, strs(a, "kind")?);
+        let (g_text, a_text) = (strs(g, "text")?, strs(a, "text")?);
+        let (gt_keys, aio_keys) = {
             crate::member_keys::keys(
                 &crate::member_keys::MemberRows {
                     field: &g_field,
@@ -712,7 +730,7 @@ impl MemberKeys {
                 &self.dates,
                 &self.grammar,
             )
-        });
+        };
         let table = |keys: Vec<Option<crate::member_keys::Key>>| {
             let mut column = StringViewBuilder::with_capacity(keys.len());
             let mut text = String::new();
@@ -761,20 +779,22 @@ impl StrategyDetector {
     /// and not null), gt_text, aio_text, gt_kind and aio_kind.
     fn detect(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
         let b = record_batches(frame)?;
-        let (gt_has, aio_has) = (bools(&b, "gt_has")?, bools(&b, "aio_has")?);
-        let (gt_text, aio_text) = (strs(&b, "gt_text")?, strs(&b, "aio_text")?);
-        let (gt_kind, aio_kind) = (strs(&b, "gt_kind")?, strs(&b, "aio_kind")?);
-        let values = crate::scoring::Values {
-            gt_has: &gt_has,
-            aio_has: &aio_has,
-            gt_text: &gt_text,
-            aio_text: &aio_text,
-            gt_kind: &gt_kind,
-            aio_kind: &aio_kind,
-        };
-        let codes = py.detach(|| crate::scoring::detect(&values, &self.detector));
-        Ok(ArrowTable {
-            batch: batch(vec![("strategy", Arc::new(UInt8Array::from(codes)))]),
+        py.detach(|| {
+            let (gt_has, aio_has) = (bools(&b, "gt_has")?, bools(&b, "aio_has")?);
+            let (gt_text, aio_text) = (strs(&b, "gt_text")?, strs(&b, "aio_text")?);
+            let (gt_kind, aio_kind) = (strs(&b, "gt_kind")?, strs(&b, "aio_kind")?);
+            let values = crate::scoring::Values {
+                gt_has: &gt_has,
+                aio_has: &aio_has,
+                gt_text: &gt_text,
+                aio_text: &aio_text,
+                gt_kind: &gt_kind,
+                aio_kind: &aio_kind,
+            };
+            let codes = crate::scoring::detect(&values, &self.detector);
+            Ok(ArrowTable {
+                batch: batch(vec![("strategy", Arc::new(UInt8Array::from(codes)))]),
+            })
         })
     }
 }
@@ -855,26 +875,37 @@ fn match_items(
     text_cap: usize,
 ) -> PyResult<ArrowTable> {
     let inst = record_batches(instances)?;
-    let by_index = bools(&inst, "by_index")?;
-    let threshold: Vec<f64> = floats(&inst, "threshold")?
+    let (g, a) = (record_batches(gt_items)?, record_batches(aio_items)?);
+    let f = record_batches(fields)?;
+    let (gm_batches, am_batches) = (record_batches(gt_members)?, record_batches(aio_members)?);
+    py.detach(|| {
+        let tables = [&inst, &g, &a, &f, &gm_batches, &am_batches].map(Vec::as_slice);
+        matched_items(tables, text_cap)
+    })
+}
+
+/// [`match_items`] of the imported tables (instances, GT items, AIO items, fields, GT members,
+/// AIO members), without the GIL.
+fn matched_items(tables: [&[RecordBatch]; 6], text_cap: usize) -> PyResult<ArrowTable> {
+    let [inst, g, a, f, gm_batches, am_batches] = tables;
+    let by_index = bools(inst, "by_index")?;
+    let threshold: Vec<f64> = floats(inst, "threshold")?
         .into_iter()
         .map(|t| t.unwrap_or(0.0))
         .collect();
-    let (g, a) = (record_batches(gt_items)?, record_batches(aio_items)?);
-    let (g_keys, a_keys) = (keys(&g)?, keys(&a)?);
+    let (g_keys, a_keys) = (keys(g)?, keys(a)?);
     let (g_item, g_index, a_item, a_index) = (
-        required_ints(&g, "item")?,
-        required_ints(&g, "index")?,
-        required_ints(&a, "item")?,
-        required_ints(&a, "index")?,
+        required_ints(g, "item")?,
+        required_ints(g, "index")?,
+        required_ints(a, "item")?,
+        required_ints(a, "index")?,
     );
-    let f = record_batches(fields)?;
-    let field = required_ints(&f, "field")?;
-    let fuzzy = bools(&f, "fuzzy")?;
-    let auto = bools(&f, "auto")?;
-    let prefix = ints(&f, "prefix")?;
-    let slot = ints(&f, "slot")?;
-    let field_threshold = floats(&f, "threshold")?;
+    let field = required_ints(f, "field")?;
+    let fuzzy = bools(f, "fuzzy")?;
+    let auto = bools(f, "auto")?;
+    let prefix = ints(f, "prefix")?;
+    let slot = ints(f, "slot")?;
+    let field_threshold = floats(f, "threshold")?;
     let match_fields: Vec<MatchField> = (0..field.len())
         .map(|i| MatchField {
             field: field[i] as u32,
@@ -885,7 +916,7 @@ fn match_items(
         })
         .collect();
     let lists = Lists::gather(
-        &keys(&inst)?,
+        &keys(inst)?,
         &by_index,
         &threshold,
         ItemRows {
@@ -899,15 +930,14 @@ fn match_items(
             index: &a_index,
         },
         FieldRows {
-            key: &keys(&f)?,
+            key: &keys(f)?,
             slot: &slot,
             field: &match_fields,
         },
     );
     let used: FxHashSet<u32> = lists.fields.iter().map(|f| f.field).collect();
-    let (gm_batches, am_batches) = (record_batches(gt_members)?, record_batches(aio_members)?);
-    let (gm, am) = (members(&gm_batches, &used)?, members(&am_batches, &used)?);
-    let matched = py.detach(|| lists.matched(&gm, &am, text_cap));
+    let (gm, am) = (members(gm_batches, &used)?, members(am_batches, &used)?);
+    let matched = lists.matched(&gm, &am, text_cap);
     let column = |f: fn(&(i64, i64, f64)) -> i64| matched.iter().map(f).collect::<Vec<i64>>();
     Ok(ArrowTable {
         batch: batch(vec![
@@ -931,32 +961,30 @@ fn pair_leaves(
     aio: &Bound<'_, PyAny>,
 ) -> PyResult<ArrowTable> {
     let (g, a) = (record_batches(gt)?, record_batches(aio)?);
-    let (g_doc, g_pid) = (u32s(&g, "doc")?, u32s(&g, "pid")?);
-    let (a_doc, a_pid) = (u32s(&a, "doc")?, u32s(&a, "pid")?);
-    let paired = py
-        .detach(|| {
-            let gt = Side {
-                doc: &g_doc,
-                pid: &g_pid,
-            };
-            let aio = Side {
-                doc: &a_doc,
-                pid: &a_pid,
-            };
-            pairing::pair_leaves(&gt, &aio)
-        })
-        .map_err(|(doc, pid)| {
+    py.detach(|| {
+        let (g_doc, g_pid) = (u32s(&g, "doc")?, u32s(&g, "pid")?);
+        let (a_doc, a_pid) = (u32s(&a, "doc")?, u32s(&a, "pid")?);
+        let gt = Side {
+            doc: &g_doc,
+            pid: &g_pid,
+        };
+        let aio = Side {
+            doc: &a_doc,
+            pid: &a_pid,
+        };
+        let paired = pairing::pair_leaves(&gt, &aio).map_err(|(doc, pid)| {
             value_error(format!(
                 "document {doc} has two leaves with path id {pid} on one side"
             ))
         })?;
-    Ok(ArrowTable {
-        batch: batch(vec![
-            ("doc", Arc::new(UInt32Array::from(paired.doc))),
-            ("pid", Arc::new(UInt32Array::from(paired.pid))),
-            ("g", Arc::new(UInt32Array::from(paired.gt))),
-            ("a", Arc::new(UInt32Array::from(paired.aio))),
-        ]),
+        Ok(ArrowTable {
+            batch: batch(vec![
+                ("doc", Arc::new(UInt32Array::from(paired.doc))),
+                ("pid", Arc::new(UInt32Array::from(paired.pid))),
+                ("g", Arc::new(UInt32Array::from(paired.gt))),
+                ("a", Arc::new(UInt32Array::from(paired.aio))),
+            ]),
+        })
     })
 }
 
@@ -972,52 +1000,54 @@ fn count_groups(
     n_cells: usize,
 ) -> PyResult<ArrowTable> {
     let b = record_batches(fields)?;
-    let (doc, attr) = (u32s(&b, "doc")?, u32s(&b, "attr")?);
-    let (bucket, cell) = (u32s(&b, "bucket")?, u32s(&b, "cell")?);
-    let (scored, correct) = (bools(&b, "scored")?, bools(&b, "correct")?);
-    let has_similarity = bools(&b, "has_similarity")?;
-    let similarity = floats(&b, "similarity")?;
-    let f = Fields {
-        doc: &doc,
-        attr: &attr,
-        bucket: &bucket,
-        cell: &cell,
-        scored: &scored,
-        correct: &correct,
-        has_similarity: &has_similarity,
-        similarity: &similarity,
-    };
-    let g = py
-        .detach(|| counting::count_groups(&f, n_buckets, n_cells))
-        .map_err(|(column, row)| value_error(format!("row {row}: {column} code out of range")))?;
-    let ints = |v: Vec<i64>| -> ArrayRef { Arc::new(Int64Array::from(v)) };
-    let mut columns: Vec<(String, ArrayRef)> = vec![
-        ("doc".into(), Arc::new(UInt32Array::from(g.doc))),
-        ("attr".into(), Arc::new(UInt32Array::from(g.attr))),
-        ("rows".into(), ints(g.rows)),
-    ];
-    for (j, column) in g.buckets.into_iter().enumerate() {
-        columns.push((format!("bucket_{j}"), ints(column)));
-    }
-    for (j, column) in g.cells.into_iter().enumerate() {
-        columns.push((format!("cell_{j}"), ints(column)));
-    }
-    columns.extend([
-        ("scored".into(), ints(g.scored)),
-        ("correct".into(), ints(g.correct)),
-        ("has_similarity".into(), ints(g.has_similarity)),
-        (
-            "sum_similarity".into(),
-            Arc::new(Float64Array::from(g.sum_similarity)) as ArrayRef,
-        ),
-    ]);
-    Ok(ArrowTable {
-        batch: batch(
-            columns
-                .iter()
-                .map(|(n, a)| (n.as_str(), a.clone()))
-                .collect(),
-        ),
+    py.detach(|| {
+        let (doc, attr) = (u32s(&b, "doc")?, u32s(&b, "attr")?);
+        let (bucket, cell) = (u32s(&b, "bucket")?, u32s(&b, "cell")?);
+        let (scored, correct) = (bools(&b, "scored")?, bools(&b, "correct")?);
+        let has_similarity = bools(&b, "has_similarity")?;
+        let similarity = floats(&b, "similarity")?;
+        let f = Fields {
+            doc: &doc,
+            attr: &attr,
+            bucket: &bucket,
+            cell: &cell,
+            scored: &scored,
+            correct: &correct,
+            has_similarity: &has_similarity,
+            similarity: &similarity,
+        };
+        let g = counting::count_groups(&f, n_buckets, n_cells).map_err(|(column, row)| {
+            value_error(format!("row {row}: {column} code out of range"))
+        })?;
+        let ints = |v: Vec<i64>| -> ArrayRef { Arc::new(Int64Array::from(v)) };
+        let mut columns: Vec<(String, ArrayRef)> = vec![
+            ("doc".into(), Arc::new(UInt32Array::from(g.doc))),
+            ("attr".into(), Arc::new(UInt32Array::from(g.attr))),
+            ("rows".into(), ints(g.rows)),
+        ];
+        for (j, column) in g.buckets.into_iter().enumerate() {
+            columns.push((format!("bucket_{j}"), ints(column)));
+        }
+        for (j, column) in g.cells.into_iter().enumerate() {
+            columns.push((format!("cell_{j}"), ints(column)));
+        }
+        columns.extend([
+            ("scored".into(), ints(g.scored)),
+            ("correct".into(), ints(g.correct)),
+            ("has_similarity".into(), ints(g.has_similarity)),
+            (
+                "sum_similarity".into(),
+                Arc::new(Float64Array::from(g.sum_similarity)) as ArrayRef,
+            ),
+        ]);
+        Ok(ArrowTable {
+            batch: batch(
+                columns
+                    .iter()
+                    .map(|(n, a)| (n.as_str(), a.clone()))
+                    .collect(),
+            ),
+        })
     })
 }
 
@@ -1027,31 +1057,33 @@ fn count_groups(
 #[pyfunction]
 fn order_metrics(py: Python<'_>, matched: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
     let b = record_batches(matched)?;
-    let (doc, gt, aio) = (
-        required_ints(&b, "doc")?,
-        required_ints(&b, "gt_index")?,
-        required_ints(&b, "aio_index")?,
-    );
-    let paths = strs(&b, "list_path")?
-        .into_iter()
-        .map(|p| p.ok_or_else(|| value_error("column \"list_path\": a null")))
-        .collect::<PyResult<Vec<&str>>>()?;
-    let lists = py.detach(|| list_orders(&doc, &paths, &gt, &aio));
-    let column = |f: fn(&crate::ordering::ListOrder) -> i64| -> ArrayRef {
-        Arc::new(Int64Array::from_iter_values(lists.iter().map(f)))
-    };
-    Ok(ArrowTable {
-        batch: batch(vec![
-            ("doc", column(|l| l.doc)),
-            (
-                "list_path",
-                Arc::new(StringViewArray::from_iter_values(
-                    lists.iter().map(|l| l.list_path),
-                )),
-            ),
-            ("n_pairs", column(|l| l.n_pairs as i64)),
-            ("concordant", column(|l| l.concordant as i64)),
-        ]),
+    py.detach(|| {
+        let (doc, gt, aio) = (
+            required_ints(&b, "doc")?,
+            required_ints(&b, "gt_index")?,
+            required_ints(&b, "aio_index")?,
+        );
+        let paths = strs(&b, "list_path")?
+            .into_iter()
+            .map(|p| p.ok_or_else(|| value_error("column \"list_path\": a null")))
+            .collect::<PyResult<Vec<&str>>>()?;
+        let lists = list_orders(&doc, &paths, &gt, &aio);
+        let column = |f: fn(&crate::ordering::ListOrder) -> i64| -> ArrayRef {
+            Arc::new(Int64Array::from_iter_values(lists.iter().map(f)))
+        };
+        Ok(ArrowTable {
+            batch: batch(vec![
+                ("doc", column(|l| l.doc)),
+                (
+                    "list_path",
+                    Arc::new(StringViewArray::from_iter_values(
+                        lists.iter().map(|l| l.list_path),
+                    )),
+                ),
+                ("n_pairs", column(|l| l.n_pairs as i64)),
+                ("concordant", column(|l| l.concordant as i64)),
+            ]),
+        })
     })
 }
 
@@ -1067,55 +1099,59 @@ fn leaf_combinations(
     gt_prefixes: &Bound<'_, PyAny>,
     aio_prefixes: &Bound<'_, PyAny>,
 ) -> PyResult<(ArrowTable, ArrowTable, ArrowTable)> {
-    let read = |leaves: &Bound<'_, PyAny>, column: &str| -> PyResult<(Vec<i64>, Vec<u32>)> {
-        let b = record_batches(leaves)?;
-        Ok((required_ints(&b, "item")?, u32s(&b, column)?))
-    };
-    let (g_item, g_suffix) = read(gt, "suffix")?;
-    let (a_item, a_suffix) = read(aio, "suffix")?;
-    let (gp_item, gp_prefix) = read(gt_prefixes, "prefix")?;
-    let (ap_item, ap_prefix) = read(aio_prefixes, "prefix")?;
-    let mut c = py.detach(|| {
-        combinations(
-            [
-                &Leaves {
-                    item: &g_item,
-                    suffix: &g_suffix,
-                },
-                &Leaves {
-                    item: &a_item,
-                    suffix: &a_suffix,
-                },
-            ],
-            [
-                &Prefixes {
-                    item: &gp_item,
-                    prefix: &gp_prefix,
-                },
-                &Prefixes {
-                    item: &ap_item,
-                    prefix: &ap_prefix,
-                },
-            ],
-        )
-    });
-    let of = |ids: Vec<u32>| ArrowTable {
-        batch: batch(vec![("combination", Arc::new(UInt32Array::from(ids)))]),
-    };
-    let [g_of, a_of] = std::mem::take(&mut c.of_leaves);
-    let sides: Vec<u32> = c.side.iter().map(|&s| u32::from(s)).collect();
-    Ok((
-        ArrowTable {
-            batch: batch(vec![
-                ("prefix", Arc::new(UInt32Array::from(c.prefix))),
-                ("suffix", Arc::new(UInt32Array::from(c.suffix))),
-                ("side", Arc::new(UInt32Array::from(sides))),
-                ("row", Arc::new(UInt32Array::from(c.row))),
-            ]),
-        },
-        of(g_of),
-        of(a_of),
-    ))
+    let tables = [gt, aio, gt_prefixes, aio_prefixes].map(record_batches);
+    let [g, a, gp, ap] = tables;
+    let (g, a, gp, ap) = (g?, a?, gp?, ap?);
+    py.detach(|| {
+        let read = |b: &[RecordBatch], column: &str| -> PyResult<(Vec<i64>, Vec<u32>)> {
+            Ok((required_ints(b, "item")?, u32s(b, column)?))
+        };
+        let (g_item, g_suffix) = read(&g, "suffix")?;
+        let (a_item, a_suffix) = read(&a, "suffix")?;
+        let (gp_item, gp_prefix) = read(&gp, "prefix")?;
+        let (ap_item, ap_prefix) = read(&ap, "prefix")?;
+        let mut c = {
+            combinations(
+                [
+                    &Leaves {
+                        item: &g_item,
+                        suffix: &g_suffix,
+                    },
+                    &Leaves {
+                        item: &a_item,
+                        suffix: &a_suffix,
+                    },
+                ],
+                [
+                    &Prefixes {
+                        item: &gp_item,
+                        prefix: &gp_prefix,
+                    },
+                    &Prefixes {
+                        item: &ap_item,
+                        prefix: &ap_prefix,
+                    },
+                ],
+            )
+        };
+        let of = |ids: Vec<u32>| ArrowTable {
+            batch: batch(vec![("combination", Arc::new(UInt32Array::from(ids)))]),
+        };
+        let [g_of, a_of] = std::mem::take(&mut c.of_leaves);
+        let sides: Vec<u32> = c.side.iter().map(|&s| u32::from(s)).collect();
+        Ok((
+            ArrowTable {
+                batch: batch(vec![
+                    ("prefix", Arc::new(UInt32Array::from(c.prefix))),
+                    ("suffix", Arc::new(UInt32Array::from(c.suffix))),
+                    ("side", Arc::new(UInt32Array::from(sides))),
+                    ("row", Arc::new(UInt32Array::from(c.row))),
+                ]),
+            },
+            of(g_of),
+            of(a_of),
+        ))
+    })
 }
 
 /// align.encode of string columns (frames with one column, `v`): the sorted distinct values
@@ -1129,24 +1165,26 @@ fn encode(
         .iter()
         .map(record_batches)
         .collect::<PyResult<Vec<_>>>()?;
-    let texts = batches
-        .iter()
-        .map(|b| strs(b, "v"))
-        .collect::<Result<Vec<_>, _>>()?;
-    let (values, ids) = py.detach(|| dictionary::encode(&texts));
-    let values: ArrayRef = Arc::new(StringViewArray::from_iter_values(values));
-    let ids = ids
-        .into_iter()
-        .map(|column| ArrowTable {
-            batch: batch(vec![("id", Arc::new(UInt32Array::from(column)))]),
-        })
-        .collect();
-    Ok((
-        ArrowTable {
-            batch: batch(vec![("value", values)]),
-        },
-        ids,
-    ))
+    py.detach(|| {
+        let texts = batches
+            .iter()
+            .map(|b| strs(b, "v"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let (values, ids) = dictionary::encode(&texts);
+        let values: ArrayRef = Arc::new(StringViewArray::from_iter_values(values));
+        let ids = ids
+            .into_iter()
+            .map(|column| ArrowTable {
+                batch: batch(vec![("id", Arc::new(UInt32Array::from(column)))]),
+            })
+            .collect();
+        Ok((
+            ArrowTable {
+                batch: batch(vec![("value", values)]),
+            },
+            ids,
+        ))
+    })
 }
 
 /// `" ".join(s.split()).lower()` as the kernel writes it; None where it leaves the case to

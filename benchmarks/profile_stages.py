@@ -1,7 +1,9 @@
 """Where the time goes: seconds per stage of one in-memory run, and the files driver with its
-worker pool against one process (benchmarks/RESULTS.md, "Where the time goes (issue 11)").
+worker pool against one process and against threads of one process (benchmarks/RESULTS.md,
+"Where the time goes (issue 11)").
 
     python benchmarks/profile_stages.py --n 100000
+    python benchmarks/profile_stages.py --n 100000 --runs files-2,threads --repeats 3
 
 Data: benchmarks/generate.py (seed 0), generated into ``--data`` unless it is there already.
 Each configuration runs in a process of its own (``--one``), so one run's memory and
@@ -9,6 +11,9 @@ collector state do not slow the next. Stages (seconds, wall clock in that proces
 read_parse (read both inputs, parse, pair: ``ingest.pair_inputs``), flatten, align, score,
 aggregate (``core.score_batch`` and the finish), write (``Result.write``, every table as
 Parquet). The files driver reports its wall time only (its workers' stage seconds overlap).
+``threads`` runs the files driver on a thread per core of this process, as it runs inputs below
+``stream.THREAD_BYTES`` (raised here for the run); ``--repeats`` alternates the runs and
+reports medians.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,6 +61,12 @@ def _one(kind: str, data: Path, out: Path) -> dict:
         result = evaluate(gt, aio)
         result.write(out)
         stages = dict(result.timings)
+    elif kind == "threads":  # the thread per core small inputs get, whatever the size
+        import jsoneval_polars.stream as stream
+
+        stream.THREAD_BYTES = 1 << 62
+        result = score_files(gt, aio, out)
+        stages = {}
     else:  # "files-1": this process alone; "files-2": the spawn pool of 2 workers
         result = score_files(gt, aio, out, workers=int(kind.split("-")[1]))
         stages = {}
@@ -70,7 +82,10 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=100_000, help="document pairs")
     ap.add_argument("--data", type=Path, default=HERE / "data", help="generated data root")
     ap.add_argument("--runs", default="memory,files-1,files-2",
-                    help="comma-separated: memory, files-1 (one process), files-2 (pool)")
+                    help="comma-separated: memory, files-1 (one process), files-2 (pool), "
+                    "threads (a thread per core)")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="runs of each kind, alternating; medians reported")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one kind, print JSON
     args = ap.parse_args()
     data = _data(args.n, args.data)
@@ -81,12 +96,15 @@ def main() -> None:
         finally:
             shutil.rmtree(out.parent, ignore_errors=True)
         return
-    results = {}
-    for kind in args.runs.split(","):
-        proc = subprocess.run([sys.executable, __file__, "--n", str(args.n), "--data",
-                               str(args.data), "--one", kind], check=True,
-                              stdout=subprocess.PIPE, text=True)
-        results[kind] = json.loads(proc.stdout.strip().splitlines()[-1])
+    runs: dict[str, list[dict]] = {kind: [] for kind in args.runs.split(",")}
+    for _ in range(args.repeats):
+        for kind, done in runs.items():
+            proc = subprocess.run([sys.executable, __file__, "--n", str(args.n), "--data",
+                                   str(args.data), "--one", kind], check=True,
+                                  stdout=subprocess.PIPE, text=True)
+            done.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    results = {kind: min(done, key=lambda r: abs(r["wall"] - statistics.median(
+        d["wall"] for d in done))) for kind, done in runs.items()}  # the median run
     print(f"{args.n:,} pairs, {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f} at the end\n")
     if "memory" in results:
@@ -96,12 +114,12 @@ def main() -> None:
         for s in STAGES:
             print(f"| {s} | {st.get(s, 0.0):.2f} | {st.get(s, 0.0) / total:.0%} |")
         print(f"| total (stages) | {total:.2f} | |\n")
-    print("| run | wall s | CPU s | docs/s (wall) | peak RSS MB (process + largest worker) "
-          "| micro-F1 |\n|---|---:|---:|---:|---:|---:|")
+    print("| run | wall s (median; each run) | CPU s | docs/s (wall) "
+          "| peak RSS MB (process + largest worker) | micro-F1 |\n|---|---:|---:|---:|---:|---:|")
     for kind, r in results.items():
-        print(f"| {kind} | {r['wall']:.1f} | {r['cpu']:.1f} | {args.n / r['wall']:,.0f} "
-              f"| {r['rss_mb']:,.0f} "
-              f"| {r['micro_f1']:.6f} |")
+        walls = ", ".join(f"{d['wall']:.2f}" for d in runs[kind])
+        print(f"| {kind} | {r['wall']:.2f} ({walls}) | {r['cpu']:.1f} "
+              f"| {args.n / r['wall']:,.0f} | {r['rss_mb']:,.0f} | {r['micro_f1']:.6f} |")
 
 
 if __name__ == "__main__":

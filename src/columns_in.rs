@@ -91,33 +91,10 @@ pub fn codes(batches: &[RecordBatch], name: &str) -> Column<Option<u8>> {
 
 /// An integer column without nulls.
 pub fn required_ints(batches: &[RecordBatch], name: &str) -> Column<i64> {
-    let mut out = Vec::new();
-    for a in arrays(batches, name)? {
-        if a.null_count() > 0 {
-            return Err(ColumnError(format!("column {name:?}: a null")));
-        }
-        match a.data_type() {
-            DataType::Int64 => out.extend_from_slice(a.as_primitive::<Int64Type>().values()),
-            DataType::Int32 => out.extend(
-                a.as_primitive::<Int32Type>()
-                    .values()
-                    .iter()
-                    .map(|&v| v as i64),
-            ),
-            DataType::UInt32 => out.extend(
-                a.as_primitive::<UInt32Type>()
-                    .values()
-                    .iter()
-                    .map(|&v| v as i64),
-            ),
-            other => {
-                return Err(ColumnError(format!(
-                    "column {name:?}: integers expected, not {other}"
-                )))
-            }
-        }
-    }
-    Ok(out)
+    ints(batches, name)?
+        .into_iter()
+        .map(|v| v.ok_or_else(|| ColumnError(format!("column {name:?}: a null"))))
+        .collect()
 }
 
 /// A Float64 column, null as None.

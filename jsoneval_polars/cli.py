@@ -175,7 +175,7 @@ def _read_safety(path: str, id_field: str) -> pl.DataFrame:
     text, so the id ``007`` stays ``007``), else NDJSON; the columns checked, and the first
     value that is not a number in [0, 1] named with its document. Every problem is a usage
     error, as a --confidence file's are (README: exit codes)."""
-    from .ingest import TABLE_SUFFIXES, read_table_file
+    from .ingest import TABLE_SUFFIXES, json_file_for_polars, read_table_file
 
     p = Path(path)
     if not p.is_file():
@@ -184,7 +184,7 @@ def _read_safety(path: str, id_field: str) -> pl.DataFrame:
         table = read_table_file(p, "--safety", UsageError)
     else:
         try:
-            table = pl.read_ndjson(p)
+            table = pl.read_ndjson(json_file_for_polars(p, f"--safety {path}"))
         except (pl.exceptions.PolarsError, OSError) as exc:  # an empty file, not NDJSON
             raise UsageError(f"--safety {path}: not a readable NDJSON table: "
                              f"{first_line(exc)}") from None
@@ -286,10 +286,14 @@ def _confidences(path: str | None, id_field: str) -> pl.DataFrame | None:
     pretty-printed objects, as the inputs are read)."""
     if path is None:
         return None
+    from .textfile import decode
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = decode(Path(path).read_bytes())
     except OSError as exc:
         raise UsageError(f"--confidence {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # UTF-16, invalid UTF-8
+        raise UsageError(f"--confidence {path}: {exc}") from None
     from .ingest import not_json, not_json_at_line, object_texts, starts_json_objects
 
     if text.lstrip().startswith("["):

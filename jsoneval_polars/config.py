@@ -17,6 +17,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from .textfile import decode
+
 
 class ConfigError(ValueError):
     """A configuration that cannot be used; the message names the key."""
@@ -451,9 +453,11 @@ def load_config(path: str | Path) -> Config:
     """Read a JSON (or YAML/TOML, when the file ends so) config file."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = decode(path.read_bytes())
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    except ValueError as exc:  # UTF-16, invalid UTF-8
+        raise ConfigError(f"{path}: {exc}") from None
     suffix = path.suffix.lower()
     try:
         if suffix in (".yaml", ".yml"):

@@ -29,6 +29,7 @@ from . import table_texts
 from .schemas import ERRORS
 from .table_texts import ColumnTexts, SpilledTexts, TableFile, spill_folder
 from .table_texts import remove as remove_spill
+from .textfile import COMPRESSED, UTF8_BOM, not_utf8_text
 from .values import TOO_DEEP
 
 Side = Literal["gt", "aio"]
@@ -681,35 +682,27 @@ SCAN_SCHEMA = {**RECORD_SCHEMA, "offset": pl.Int64, "length": pl.Int64}
 #: The columns of a scan in the order the kernel gives them.
 _SCAN_COLUMNS = {name: SCAN_SCHEMA[name] for name in ("line", "offset", "length", "doc_id",
                                                       "has_id")}
-UTF8_BOM = b"\xef\xbb\xbf"
-_TO_UTF8 = "convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"
-#: How files that are not UTF-8 text begin: (magic bytes, what the file is, what to do). None of
-#: these bytes can open UTF-8 JSON text, so no file of records with a bad first line is refused.
-_NOT_UTF8_TEXT = (
-    (b"\xff\xfe\x00\x00", "UTF-32 text", "convert it to UTF-8 (iconv -f UTF-32 -t UTF-8)"),
-    (b"\x00\x00\xfe\xff", "UTF-32 text", "convert it to UTF-8 (iconv -f UTF-32 -t UTF-8)"),
-    (b"\xff\xfe", "UTF-16 text", _TO_UTF8),
-    (b"\xfe\xff", "UTF-16 text", _TO_UTF8),
-    (b"\x1f\x8b", "gzip-compressed", "decompress it first (gunzip)"),
-    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it first (unzstd)"),
-    (b"\xfd7zXZ\x00", "xz-compressed", "decompress it first (unxz)"),
-    (b"PK\x03\x04", "a zip archive", "extract it first"),
-)
-
-
 def check_text_file(head: bytes, name: str) -> None:
     """An :class:`InputFileError` when a JSON input does not begin as UTF-8 text can: with a
     UTF-16 or UTF-32 byte order mark or NUL bytes, or with the magic bytes of a compressed file.
     Read line by line, such a file gave an error row per line, or worse, a record from a line
     that happened to decode (DECISIONS.md 18c)."""
-    for magic, what, fix in _NOT_UTF8_TEXT:
-        if head.startswith(magic):
-            break
-    else:
-        if b"\x00" not in head[:4]:
-            return
-        what, fix = "UTF-16 or UTF-32 text (it holds NUL bytes)", _TO_UTF8
-    raise InputFileError(f"{name} is {what}, not UTF-8 JSON: {fix}")
+    problem = not_utf8_text(head)
+    if problem is not None:
+        raise InputFileError(f"{name} is {problem[0]}, not UTF-8 JSON: {problem[1]}")
+
+
+def json_file_for_polars(path: Path, name: str) -> Path | bytes:
+    """A JSON or NDJSON file as Polars' JSON readers take it, for the side files and tables
+    read by Polars rather than by the inputs' readers: its bytes less a leading UTF-8 BOM (JSON
+    text may begin with one, as ``json.loads`` allows; Polars stops at it with "TapeError at
+    character 0"), else the path itself, a compressed file too (Polars reads gzip). UTF-16 and
+    UTF-32 text is an :class:`InputFileError` naming ``name`` (:func:`check_text_file`)."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if not head.startswith(COMPRESSED):
+        check_text_file(head, name)
+    return path.read_bytes()[len(UTF8_BOM):] if head.startswith(UTF8_BOM) else path
 
 
 def starts_json_array(head: bytes) -> bool:

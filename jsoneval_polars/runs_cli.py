@@ -30,7 +30,8 @@ import polars as pl
 from . import runs
 from .cli import CommandGroup
 from .exits import first_line
-from .ingest import InputError, not_json, not_json_at_line
+from .ingest import InputError, json_file_for_polars, not_json, not_json_at_line
+from .textfile import decode
 
 # --- reading and writing --------------------------------------------------------------------
 
@@ -49,12 +50,13 @@ def read_runs(path: str | Path) -> pl.LazyFrame:
             return pl.scan_parquet(p)
         if suffix == ".csv":
             return pl.scan_csv(p, try_parse_dates=True)
+        source = json_file_for_polars(p, f"runs file {path}")
         if suffix == ".json":
-            runs_read = pl.read_json(p)
+            runs_read = pl.read_json(source)
             if not runs_read.width:
                 raise InputError(f"{path}: the runs file holds no runs")
             return runs_read.lazy()
-        return pl.scan_ndjson(p)
+        return pl.scan_ndjson(source)
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise InputError(_unreadable(p) or f"{path}: cannot read runs: {exc}") from None
 
@@ -201,9 +203,13 @@ def _expected_tools(value: str) -> Mapping[str, list[str]]:
         return runs.SEED_EXPECTED_TOOLS
     path = Path(value)
     try:
-        mapping = json.loads(path.read_text(encoding="utf-8"))
+        text = decode(path.read_bytes())
     except OSError as exc:
         raise UsageError(f"--expected-by-category: cannot read {value}: {exc.strerror}") from None
+    except ValueError as exc:  # UTF-16, invalid UTF-8
+        raise UsageError(f"--expected-by-category: {value}: {exc}") from None
+    try:
+        mapping = json.loads(text)
     except ValueError as exc:
         raise UsageError(f"--expected-by-category: {value} is not JSON: {exc}") from None
     if not isinstance(mapping, dict) or not all(

@@ -85,6 +85,39 @@ def test_empty_yaml_config_is_an_error(tmp_path):
         load_config(path)
 
 
+@pytest.mark.parametrize(
+    ("suffix", "text"),
+    [(".json", '{"fuzzy_threshold": 0.7, "lists": {"line_items": {"method": "index"}}}'),
+     (".toml", 'fuzzy_threshold = 0.7\n[lists.line_items]\nmethod = "index"\n'),
+     (".yaml", "fuzzy_threshold: 0.7\nlists:\n  line_items:\n    method: index\n")],
+)
+def test_a_config_file_with_a_bom_reads_as_without(tmp_path, suffix, text):
+    """Windows editors save UTF-8 with a byte order mark; json.loads and tomllib refused it
+    ("Unexpected UTF-8 BOM", "Invalid statement")."""
+    if suffix == ".yaml":
+        pytest.importorskip("yaml")
+    plain, bom = tmp_path / f"plain{suffix}", tmp_path / f"bom{suffix}"
+    plain.write_text(text, encoding="utf-8")
+    bom.write_text(text, encoding="utf-8-sig")
+    assert bom.read_bytes().startswith(b"\xef\xbb\xbf")
+    config = load_config(bom)
+    assert config == load_config(plain) and config.fuzzy_threshold == 0.7
+
+
+@pytest.mark.parametrize(
+    ("option", "encoding", "message"),
+    [("--config", "utf-16", "config error: c.json: UTF-16 text, not UTF-8: convert it to "
+      "UTF-8 (iconv -f UTF-16 -t UTF-8)"),
+     ("--config", "latin-1", "config error: c.json: not UTF-8 text: byte 0xe9 at byte 17"),
+     ("--confidence", "utf-16", "error: --confidence c.json: UTF-16 text, not UTF-8")],
+)
+def test_cli_a_side_file_not_in_utf8_is_one_line(tmp_path, option, encoding, message):
+    """A config or confidence file in another encoding was a UnicodeDecodeError traceback."""
+    (tmp_path / "c.json").write_text('{"id_field": "café"}', encoding=encoding)
+    proc = _cli("score", "--sample", option, "c.json", "--out", "out", "--quiet", cwd=tmp_path)
+    _one_line(proc, 2, f"jsoneval: {message}")
+
+
 def test_json_infinity_reaches_the_check():
     """Python's json module reads Infinity as float('inf'): the config check must see it."""
     assert json.loads('{"a": Infinity}')["a"] == math.inf
@@ -265,6 +298,27 @@ def test_cli_a_bad_safety_file_is_one_line(tmp_path, text, message):
     proc = _cli("score", "--sample", "--safety", "missing.csv", "--out", "out", "--quiet",
                 cwd=tmp_path)
     _one_line(proc, 2, "jsoneval: error: --safety missing.csv does not exist or is not a file")
+
+
+def test_cli_a_safety_file_with_a_bom_reads_as_without_and_utf16_is_named(tmp_path):
+    """An NDJSON --safety file may start with a UTF-8 BOM, as the inputs may; UTF-16 is a
+    usage error naming the encoding (Polars stopped at the BOM with "TapeError")."""
+    text = '{"doc_id": "doc-0000000", "safety": 0.25}\n{"doc_id": "doc-0000001", "safety": 1}\n'
+    (tmp_path / "plain.ndjson").write_text(text, encoding="utf-8")
+    (tmp_path / "bom.ndjson").write_text(text, encoding="utf-8-sig")
+    documents = []
+    for name in ("plain", "bom"):
+        proc = _cli("score", "--sample", "--safety", f"{name}.ndjson", "--out", name,
+                    "--quiet", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        documents.append(pl.read_parquet(tmp_path / name / "documents" / "*.parquet")
+                         .select("doc_id", "safety").sort("doc_id"))
+    assert documents[0].equals(documents[1])
+    assert documents[0].filter(pl.col("doc_id") == "doc-0000000")["safety"].to_list() == [0.25]
+    (tmp_path / "utf16.ndjson").write_text(text, encoding="utf-16")
+    proc = _cli("score", "--sample", "--safety", "utf16.ndjson", "--out", "o16", "--quiet",
+                cwd=tmp_path)
+    _one_line(proc, 2, "jsoneval: error: --safety utf16.ndjson is UTF-16 text, not UTF-8 JSON")
 
 
 def test_a_safety_table_without_its_columns_is_named_by_every_driver(tmp_path):

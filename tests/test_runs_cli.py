@@ -409,6 +409,33 @@ def test_cli_usage_errors_exit_2_and_bad_input_exit_1(tmp_path, capsys):
     assert code == 2 and "Did you mean 'rubric'?" in err and len(err.splitlines()) == 1
 
 
+def test_a_runs_file_with_a_bom_reads_as_without_and_utf16_is_named(tmp_path, capsys):
+    """JSON text may start with a UTF-8 BOM (Windows tools write one); Polars refused it with
+    "TapeError at character 0". UTF-16 is one line naming the encoding, where a later line's
+    parse was blamed."""
+    plain = read_runs(RUNS).collect()
+    bom = tmp_path / "bom.ndjson"
+    bom.write_bytes(b"\xef\xbb\xbf" + RUNS.read_bytes())
+    assert read_runs(bom).collect().equals(plain)
+    array = tmp_path / "bom.json"
+    array.write_bytes(b"\xef\xbb\xbf" + json.dumps(plain.to_dicts()).encode())
+    assert read_runs(array).collect().equals(plain)
+    scored = []
+    for name, source in (("plain", RUNS), ("bom", bom)):
+        out = str(tmp_path / f"{name}.ndjson")
+        code, _, err = _run(capsys, "runs", "rubric", str(source), "--weights", "example",
+                            "--out", out)
+        assert code == 0, err
+        scored.append(pl.read_ndjson(out))
+    assert scored[0].height == 8 and scored[0].equals(scored[1])
+    out = str(tmp_path / "o.ndjson")
+    utf16 = tmp_path / "utf16.ndjson"
+    utf16.write_bytes(RUNS.read_text(encoding="utf-8").encode("utf-16"))
+    code, _, err = _run(capsys, "runs", "rubric", str(utf16), "--weights", "a=1", "--out", out)
+    assert code == 2 and err == (f"jsoneval: error: runs file {utf16} is UTF-16 text, not "
+                                 "UTF-8 JSON: convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)\n")
+
+
 def test_parse_weights():
     assert parse_weights(["seed002"]) == runs.SEED_RUBRIC_WEIGHTS
     assert parse_weights(["a=1, b=2", "c=0.5"]) == {"a": 1.0, "b": 2.0, "c": 0.5}

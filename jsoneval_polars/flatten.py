@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from .python_values import json_value
 from .values import TooDeep, canonical_container, canonical_float
 
 # The kernel's allocator (mimalloc) reads this as the extension loads; at 0 it turns transparent
@@ -294,8 +295,18 @@ def flatten_python(
             continue
         doc_pos = pos
         n_rows, n_items, n_extra = len(rows), len(items), len(extra)
+        first_item = next_item
         try:
-            walk_dict(doc, "", "", -1, 0, True, False)
+            try:
+                walk_dict(doc, "", "", -1, 0, True, False)
+            except UnrepresentableValue:
+                converted = _json_document(doc)
+                if converted is doc:
+                    raise
+                # an enum, a date, a numpy number...: walked again as its JSON
+                del rows[n_rows:], items[n_items:], extra[n_extra:]
+                next_item = first_item
+                walk_dict(converted, "", "", -1, 0, True, False)
         except UnrepresentableValue as exc:
             del rows[n_rows:], items[n_items:], extra[n_extra:]
             errors.append((pos, str(exc)))
@@ -371,9 +382,23 @@ def flatten_native(
         _SEGMENT,
     )
     if tables is None:
+        converted = [_json_document(doc) for doc in docs]
+        if any(new is not old for new, old in zip(converted, docs, strict=True)):
+            # an enum, a date, a numpy number...: the kernel takes the documents as their JSON
+            return flatten_native(converted, empty_containers_are_null=empty_containers_are_null,
+                                  item_base=item_base)
         return flatten_python(docs, empty_containers_are_null=empty_containers_are_null,
                               item_base=item_base)
     return _flattened(tables, next_item)
+
+
+def _json_document(doc: dict | None) -> dict | None:
+    """A document as its JSON (python_values.json_value): the same object when nothing in it
+    has another type; a value with no JSON meaning is kept, for the walker to name."""
+    try:
+        return json_value(doc, keep_unknown=True)
+    except RecursionError:  # the walker reports the depth
+        return doc
 
 
 @dataclass(frozen=True)

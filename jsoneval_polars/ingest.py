@@ -29,6 +29,7 @@ from . import table_texts
 from .schemas import ERRORS
 from .table_texts import ColumnTexts, SpilledTexts, TableFile, spill_folder
 from .table_texts import remove as remove_spill
+from .python_values import NoJsonMeaning, json_value
 from .textfile import COMPRESSED, UTF8_BOM, not_utf8_text
 from .values import TOO_DEEP
 
@@ -340,6 +341,15 @@ def _is_utf8(text: str) -> bool:
     return True
 
 
+def _json_id(value: Any) -> str | int | None:
+    """An id's JSON (python_values.json_value) when that is a string or an integer."""
+    try:
+        value = json_value(value)
+    except (NoJsonMeaning, RecursionError):
+        return None
+    return value if type(value) in (str, int) else None
+
+
 def _split_record(
     obj: Any, id_field: str, content_field: str | None
 ) -> tuple[str | None, bool, Any, str | None]:
@@ -349,7 +359,10 @@ def _split_record(
     has_id = id_field in obj
     doc_id = obj.get(id_field)
     if has_id and (isinstance(doc_id, bool) or not isinstance(doc_id, str | int)):
-        return None, True, obj, f"{id_field} must be a string or an integer; got {doc_id!r}"
+        doc_id = _json_id(doc_id)  # a numpy integer, a UUID (DECISIONS 113)
+        if doc_id is None:
+            return None, True, obj, (f"{id_field} must be a string or an integer; "
+                                     f"got {obj[id_field]!r}")
     if isinstance(doc_id, str) and not _is_utf8(doc_id):  # "\ud800": no table can hold it
         return None, True, obj, (f"{id_field} {doc_id!r} holds a lone surrogate and cannot be "
                                  "stored as UTF-8")

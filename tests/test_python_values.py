@@ -141,3 +141,17 @@ def test_pandas_values():
     value = {"ts": pd.Timestamp("2024-01-02 03:04:05"), "nat": pd.NaT, "na": pd.NA,
              "n": pd.array([1, None], dtype="Int64")[0]}
     assert json_value(value) == {"ts": "2024-01-02T03:04:05", "nat": None, "na": None, "n": 1}
+
+
+def test_ids_of_other_types_read_as_their_json():
+    """A UUID or numpy id (a model's `invoice_id: UUID`) pairs as its text; a float, a bool or
+    a set is still no id."""
+    gt = [{"doc_id": uuid.UUID(int=1), "x": 1}, {"doc_id": np.int64(2), "x": 1},
+          {"doc_id": Status.PAID, "x": 1}, {"doc_id": 1.5, "x": 1}, {"doc_id": True, "x": 1}]
+    aio = [{"doc_id": str(uuid.UUID(int=1)), "x": 1}, {"doc_id": 2, "x": 1},
+           {"doc_id": "paid", "x": 1}]
+    r = evaluate(gt, aio)
+    assert sorted(r.documents["doc_id"].to_list()) == sorted(
+        ["00000000-0000-0000-0000-000000000001", "2", "paid"])
+    assert r.errors["error"].to_list() == ["doc_id must be a string or an integer; got 1.5",
+                                           "doc_id must be a string or an integer; got True"]

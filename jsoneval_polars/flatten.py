@@ -284,6 +284,10 @@ def flatten_python(
                     add((iid, "", inner, k, None, "object", "{}"))
         elif not v:
             add((item, s, at, k, mem, "array", "[]"))
+        elif all(isinstance(x, dict) for x in v):  # records once read as JSON: converted
+            odd = next(x for x in v if type(x) is not dict)
+            raise UnrepresentableValue(f"value of type {type(odd).__name__} at '{s}' has no "
+                                       "JSON meaning")
         else:
             add((item, s, at, k, mem, "array", _array_text(v, s)))
 

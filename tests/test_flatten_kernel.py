@@ -30,6 +30,7 @@ from strategies import KEYS, WORDS, aio_for, gt_documents
 
 from jsoneval_polars import _native
 from jsoneval_polars import flatten as flat
+from jsoneval_polars.python_values import json_value
 
 SAMPLE = Path(flat.__file__).parent / "sample"
 
@@ -57,7 +58,8 @@ def assert_same(docs, **options) -> flat.Flattened:
     _check(got, want)
     if want.errors:  # documents with no JSON text of the same meaning
         return got
-    texts = [None if d is None else json.dumps(d, ensure_ascii=False).encode() for d in docs]
+    texts = [None if d is None else json.dumps(json_value(d), ensure_ascii=False).encode()
+             for d in docs]
     from_text = flat.flatten_texts(texts, **options)
     if from_text is None:
         assert _declined_rightly(texts), texts
@@ -175,10 +177,15 @@ class Records(list):
 
 
 BAD_VALUES = [
-    {1, 2}, frozenset(), datetime.date(2024, 1, 5), datetime.datetime(2024, 1, 5, 10, 0),
-    decimal.Decimal("1.5"), b"bytes", bytearray(b"x"), 1j, object(), Kind.ONE, Text("x"),
-    Records([1]), collections.OrderedDict(a=1), collections.defaultdict(list), range(3),
+    {1, 2}, frozenset(), b"bytes", bytearray(b"x"), 1j, object(), range(3),
     "\ud800", "a\udfffb", "\u00e9\ud800", "  \ud83d  ",
+]
+#: Values of other types than JSON's that have a JSON meaning (DECISIONS 113): flattened as
+#: that JSON, by both walkers.
+JSON_MEANING = [
+    datetime.date(2024, 1, 5), datetime.datetime(2024, 1, 5, 10, 0), decimal.Decimal("1.5"),
+    Kind.ONE, Text("x"), Records([1]), collections.OrderedDict(a=1),
+    collections.defaultdict(list),
 ]
 
 
@@ -206,10 +213,28 @@ def test_bad_values_leave_their_document_out(bad):
     assert set(flat_n.leaves["doc"].to_list()) == ({0, 3, 4, 6} if in_array_ok else {0, 6})
 
 
-@pytest.mark.parametrize("key", [1, None, 1.5, True, (1, 2), b"k", Text("k"), "\ud800", "a\udc00"])
+@pytest.mark.parametrize(
+    "value", JSON_MEANING, ids=[f"{type(v).__name__}{i}" for i, v in enumerate(JSON_MEANING)]
+)
+def test_values_with_a_json_meaning_are_flattened_as_it(value):
+    good = {"items": [{"m": {"x": 1}, "n": "ok"}], "s": "Fine"}
+    docs = [good, {"items": [{"m": {"x": 1}}], "v": value}, {"x": {"y": [{"z": value}]}},
+            {"l": [1, value]}, {"items": [{"m": {"k": [value]}}]}, None, good]
+    flat_n = assert_same(docs, item_base=10)
+    assert flat_n.errors == []
+    as_json = flat.flatten_python([json_value(d) for d in docs], item_base=10)
+    _check(flat_n, as_json)
+
+
+@pytest.mark.parametrize("key", [1, None, 1.5, True, (1, 2), b"k", "\ud800", "a\udc00"])
 def test_bad_keys(key):
     flat_n = assert_same([{"ok": 1}, {"a": {key: 1}}, {"items": [{key: 1}]}, {key: [1]}])
     assert [pos for pos, _ in flat_n.errors] == [1, 2, 3]
+
+
+def test_a_str_subclass_key_is_its_string():
+    flat_n = assert_same([{"a": {Text("k"): 1}}, {Text("k"): [1]}])
+    assert flat_n.errors == [] and flat_n.leaves["suffix"].to_list() == ["a.k", "k"]
 
 
 def test_lone_surrogates_in_containers():

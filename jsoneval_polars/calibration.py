@@ -36,6 +36,7 @@ from typing import Any
 import polars as pl
 
 from .flatten import _segments
+from .python_values import real_number
 
 __all__ = ["COVERAGES", "N_BINS", "aligned_paths", "calibration", "confidence_table",
            "split_confidences"]
@@ -59,8 +60,8 @@ def _leaves(value: Any, path: str, out: list[tuple[str, Any]]) -> None:
 
 
 def _confidence_problem(c: Any) -> bool:
-    return c is not None and (isinstance(c, bool) or not isinstance(c, int | float)
-                              or not 0.0 <= c <= 1.0)
+    number = real_number(c)
+    return c is not None and (number is None or not 0.0 <= number <= 1.0)
 
 
 def split_confidences(doc: Any, suffix: str) -> tuple[Any, list[tuple[str, float]], list[str]]:
@@ -91,7 +92,7 @@ def split_confidences(doc: Any, suffix: str) -> tuple[Any, list[tuple[str, float
                         problems.append(f"confidence {key!r} of {field!r} must be a number in "
                                         f"[0, 1]; got {v!r}; ignored")
                     elif v is not None:
-                        found.append((field, float(v)))
+                        found.append((field, real_number(v)))
                     continue
                 start, after = _segments(key)
                 w = walk(v, path + after if path else start)
@@ -137,7 +138,7 @@ def confidence_table(
                                      f"a number in [0, 1]; got {c!r}")
                 data["doc_id"].append(doc_id)
                 data["path"].append(path)
-                data["confidence"].append(None if c is None else float(c))
+                data["confidence"].append(None if c is None else real_number(c))
         rows = pl.DataFrame(data, schema={"doc_id": pl.String, "path": pl.String,
                                           "confidence": pl.Float64})
     bad = rows.filter((pl.col("confidence") < 0) | (pl.col("confidence") > 1))

@@ -29,7 +29,7 @@ from . import table_texts
 from .schemas import ERRORS
 from .table_texts import ColumnTexts, SpilledTexts, TableFile, spill_folder
 from .table_texts import remove as remove_spill
-from .python_values import NoJsonMeaning, json_value
+from .python_values import NoJsonMeaning, json_value, real_number
 from .textfile import COMPRESSED, UTF8_BOM, not_utf8_text
 from .values import TOO_DEEP
 
@@ -1855,7 +1855,8 @@ def safety_lookup(safety: Any, doc_ids: list[str], gt: list, aio: list) -> list[
             raise InputError("safety must be a mapping, a table or a callable; got "
                              f"{type(safety).__name__}")
         values = [safety.get(d, 1.0) for d in doc_ids]
-    for d, v in zip(doc_ids, values, strict=True):
-        if isinstance(v, bool) or not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
+    numbers = [real_number(v) for v in values]  # a numpy float32 or a Decimal too
+    for d, v, number in zip(doc_ids, values, numbers, strict=True):
+        if number is None or not 0.0 <= number <= 1.0:
             raise InputError(f"safety of document '{d}' must be a number in [0, 1]; got {v!r}")
-    return [float(v) for v in values]
+    return numbers

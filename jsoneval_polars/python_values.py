@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import enum
+import numbers
 import uuid
 from typing import Any
 
@@ -96,3 +97,18 @@ def _scalar(value: Any) -> Any:
     if module == "pandas" and type(value).__name__ == "NAType":
         return None
     raise NoJsonMeaning(f"value of type {type(value).__name__} has no JSON meaning")
+
+
+def real_number(value: Any) -> float | None:
+    """A score given as a number (a safety or a confidence) as a float: any real number, a
+    numpy one or a Decimal too (a model's float32 score was refused); None for anything else,
+    a bool included.
+
+    >>> real_number(decimal.Decimal("0.5")), real_number(True), real_number("0.5")
+    (0.5, None, None)
+    """
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return None
+    if isinstance(value, numbers.Real | decimal.Decimal):
+        return float(value)
+    return None

@@ -155,3 +155,20 @@ def test_ids_of_other_types_read_as_their_json():
         ["00000000-0000-0000-0000-000000000001", "2", "paid"])
     assert r.errors["error"].to_list() == ["doc_id must be a string or an integer; got 1.5",
                                            "doc_id must be a string or an integer; got True"]
+
+
+def test_scores_given_as_numpy_numbers_or_decimals():
+    """A safety or a confidence may be a numpy float32 (a model's score) or a Decimal; a
+    bool, numpy's included, or NaN is still no score."""
+    gt, aio = [{"doc_id": "a", "x": 1}, {"doc_id": "b", "x": 2}], [{"doc_id": "a", "x": 1},
+                                                                    {"doc_id": "b", "x": 3}]
+    r = evaluate(gt, aio, safety={"a": np.float32(0.5), "b": decimal.Decimal("0.25")})
+    assert r.documents.sort("doc_id")["safety"].to_list() == [0.5, 0.25]
+    for bad in (np.bool_(True), float("nan"), "0.5"):
+        with pytest.raises(ValueError, match="safety of document 'a' must be a number"):
+            evaluate(gt, aio, safety={"a": bad})
+    confidences = [{"doc_id": "a", "x": np.float32(0.75)},
+                   {"doc_id": "b", "x": decimal.Decimal("0.5")}]
+    plain = [{"doc_id": "a", "x": 0.75}, {"doc_id": "b", "x": 0.5}]
+    assert evaluate(gt, aio, confidence=confidences).calibration.equals(
+        evaluate(gt, aio, confidence=plain).calibration)

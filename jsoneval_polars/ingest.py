@@ -657,7 +657,8 @@ def read_records(
                 lines = enumerate(data.split(b"\n"), start=1)
                 recs = list(iter_records(lines, side, name, id_field, content_field, errors))
                 if not recs:
-                    raise InputFileError(f"{name}: not a valid JSON array: {exc}") from None
+                    raise InputFileError(f"{name}: not a valid JSON array: {exc}"
+                                         f"{_cut_short(exc)}") from None
                 return recs, name
             if not isinstance(objs, list):
                 raise InputFileError(f"{name}: a JSON file must hold an array of records")
@@ -1378,9 +1379,18 @@ def scan_json_array(
             _parse_json(Path(path).read_bytes().removeprefix(UTF8_BOM))
             reason = "its elements are not delimited as the kernel reads them"
         except ValueError as exc:
-            reason = str(exc)
+            reason = f"{exc}{_cut_short(exc)}"
         raise InputFileError(f"{path}: not a valid JSON array: {reason}")
     return table, rows
+
+
+def _cut_short(exc: ValueError) -> str:
+    """A hint when the parse of a whole file ran out of text: the file ends inside the array
+    (a download or a write stopped early), where the parser names only a position."""
+    if isinstance(exc, json.JSONDecodeError) and (
+            exc.pos >= len(exc.doc.rstrip()) or exc.msg.startswith("Unterminated string")):
+        return "; the file ends before the array closes (was it cut short?)"
+    return ""
 
 
 def scan_json_objects(

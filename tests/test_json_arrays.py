@@ -150,9 +150,16 @@ def test_an_array_cut_short_is_refused_and_bracketed_ndjson_stays_ndjson(tmp_pat
     broken.write_text('[\n  {"doc_id": "a"},\n  {"doc_id": "b"\n')
     for run in (lambda: evaluate(broken, broken),
                 lambda: score_files(broken, broken, tmp_path / "o")):
-        with pytest.raises(InputError, match=r"broken\.json: not a valid JSON array"):
+        with pytest.raises(InputError, match=r"broken\.json: not a valid JSON array: .*; the "
+                           r"file ends before the array closes \(was it cut short\?\)$"):
             run()
     assert not (tmp_path / "o").exists()
+    for text in ('[{"doc_id": "a"} {"doc_id": "b"}]', '[{"doc_id": "a", "x": "cut'):
+        # a missing comma is no sign of a short file; a string that never ends is
+        broken.write_text(text)
+        with pytest.raises(InputError) as refused:
+            evaluate(broken, broken)
+        assert ("cut short" in str(refused.value)) == text.endswith("cut")
     lines = tmp_path / "lines.ndjson"
     lines.write_text('[1, 2\n{"doc_id": "a", "x": 1}\n{"doc_id": "b", "x": 2}\n')
     for r in (evaluate(lines, lines), score_files(lines, lines, tmp_path / "l")):

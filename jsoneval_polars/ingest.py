@@ -261,7 +261,10 @@ def not_json(exc: ValueError) -> str:
         return f"not valid JSON: {exc}"
     where = (f"column {exc.colno}" if exc.lineno == 1
              else f"line {exc.lineno}, column {exc.colno} of the text")
-    return f"not valid JSON ({exc.msg} at {where}): {_around(exc.doc, exc.pos)!r}"
+    # a record followed by a comma: an array's elements written one a line, without brackets
+    comma = (exc.msg == "Extra data" and exc.doc[exc.pos:].strip() == ",")
+    return (f"not valid JSON ({exc.msg} at {where}): {_around(exc.doc, exc.pos)!r}"
+            f"{'; NDJSON lines end without a comma' if comma else ''}")
 
 
 def not_json_at_line(exc: json.JSONDecodeError) -> str:
@@ -1126,7 +1129,8 @@ def build_pairs(
             if not isinstance(gr.content, dict):
                 errors.add(
                     "gt", gt_file, gr.line, doc_id,
-                    f"GT root must be a JSON object; got {_kind(gr.content)}",
+                    f"GT root must be a JSON object; got {_kind(gr.content)}"
+                    f"{_encoded_twice(gr.content)}",
                 )
                 if ar is not None:
                     errors.add(
@@ -1843,6 +1847,18 @@ def _kind(value: Any) -> str:
         list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number",
         type(None): "null",
     }.get(type(value), type(value).__name__)
+
+
+def _encoded_twice(value: Any) -> str:
+    """A hint for a root that is a string holding a JSON object: the record was encoded twice
+    (``json.dumps`` of its JSON text), which reads as a string, not a document."""
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            if isinstance(json.loads(value), dict):
+                return " holding a JSON object (was the record encoded twice?)"
+        except ValueError:
+            pass
+    return ""
 
 
 def check_safety_columns(table: pl.DataFrame) -> None:

@@ -389,8 +389,10 @@ def flatten_native(
         converted = [_json_document(doc) for doc in docs]
         if any(new is not old for new, old in zip(converted, docs, strict=True)):
             # an enum, a date, a numpy number...: the kernel takes the documents as their JSON
-            return flatten_native(converted, empty_containers_are_null=empty_containers_are_null,
-                                  item_base=item_base)
+            docs = converted
+            tables, next_item, _, _ = _native.flatten_objects(
+                docs, item_base, empty_containers_are_null, _SEGMENT)
+    if tables is None:
         return flatten_python(docs, empty_containers_are_null=empty_containers_are_null,
                               item_base=item_base)
     return _flattened(tables, next_item)

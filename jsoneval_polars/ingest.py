@@ -30,7 +30,7 @@ from .schemas import ERRORS
 from .table_texts import ColumnTexts, SpilledTexts, TableFile, spill_folder
 from .table_texts import remove as remove_spill
 from .python_values import NoJsonMeaning, json_value, real_number
-from .textfile import COMPRESSED, UTF8_BOM, not_utf8_text
+from .textfile import UTF8_BOM, not_utf8_text
 from .values import TOO_DEEP
 
 Side = Literal["gt", "aio"]
@@ -699,6 +699,8 @@ SCAN_SCHEMA = {**RECORD_SCHEMA, "offset": pl.Int64, "length": pl.Int64}
 #: The columns of a scan in the order the kernel gives them.
 _SCAN_COLUMNS = {name: SCAN_SCHEMA[name] for name in ("line", "offset", "length", "doc_id",
                                                       "has_id")}
+
+
 def check_text_file(head: bytes, name: str) -> None:
     """An :class:`InputFileError` when a JSON input does not begin as UTF-8 text can: with a
     UTF-16 or UTF-32 byte order mark or NUL bytes, or with the magic bytes of a compressed file.
@@ -713,11 +715,12 @@ def json_file_for_polars(path: Path, name: str) -> Path | bytes:
     """A JSON or NDJSON file as Polars' JSON readers take it, for the side files and tables
     read by Polars rather than by the inputs' readers: its bytes less a leading UTF-8 BOM (JSON
     text may begin with one, as ``json.loads`` allows; Polars stops at it with "TapeError at
-    character 0"), else the path itself, a compressed file too (Polars reads gzip). UTF-16 and
-    UTF-32 text is an :class:`InputFileError` naming ``name`` (:func:`check_text_file`)."""
+    character 0"), else the path itself, a file of :data:`CODECS` too (Polars decompresses
+    it). UTF-16 and UTF-32 text, or another compression, is an :class:`InputFileError` naming
+    ``name`` (:func:`check_text_file`)."""
     with open(path, "rb") as f:
         head = f.read(4096)
-    if not head.startswith(COMPRESSED):
+    if not head.startswith(tuple(CODECS)):
         check_text_file(head, name)
     return path.read_bytes()[len(UTF8_BOM):] if head.startswith(UTF8_BOM) else path
 

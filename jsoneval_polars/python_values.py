@@ -107,7 +107,7 @@ def real_number(value: Any) -> float | None:
     >>> real_number(decimal.Decimal("0.5")), real_number(True), real_number("0.5")
     (0.5, None, None)
     """
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if isinstance(value, bool):  # numpy's bool_ is no numbers.Real
         return None
     if isinstance(value, numbers.Real | decimal.Decimal):
         return float(value)

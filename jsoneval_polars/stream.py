@@ -155,10 +155,6 @@ def score_files(
                        for side in SIDES if text_kind(files[side]) != "ndjson"}
         chunks = {side: ([], 0) if side in whole_scans else _chunks(files[side], pool)
                   for side in SIDES}
-        # the buckets are sized before the first chunk is added: by the line counts, and by
-        # the records of the arrays and objects
-        pairing.expect(max([n for _, n in chunks.values()]
-                           + [future.result()[0].height for future in whole_scans.values()]))
         # submitted alternately and taken in that order, so that finished chunks do not wait
         # long in this process; each side's chunks reach the plan in line order
         scans = [*whole_scans.items()] + [
@@ -168,6 +164,11 @@ def score_files(
                 [(side, *bounds) for bounds in chunks[side][0]] for side in SIDES))
             for side, start, stop, first_line in filter(None, pair)
         ]
+        # the buckets are sized before the first chunk is added: by the line counts, and by
+        # the records of the arrays and objects (waited for only now, so that an NDJSON
+        # side's ranges are scanned meanwhile)
+        pairing.expect(max([n for _, n in chunks.values()]
+                           + [future.result()[0].height for future in whole_scans.values()]))
         rows: list[dict] = []
         while scans:
             side, future = scans.pop(0)

@@ -19,8 +19,6 @@ NOT_UTF8_TEXT = (
     (b"\xfd7zXZ\x00", "xz-compressed", "decompress it first (unxz)"),
     (b"PK\x03\x04", "a zip archive", "extract it first"),
 )
-#: How compressed files begin (the entries of NOT_UTF8_TEXT that are not text).
-COMPRESSED = tuple(magic for magic, what, _ in NOT_UTF8_TEXT if "UTF" not in what)
 
 
 def not_utf8_text(head: bytes) -> tuple[str, str] | None:

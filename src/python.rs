@@ -715,22 +715,20 @@ impl MemberKeys {
         let (g_field, a_field) = (u32s(g, "field")?, u32s(a, "field")?);
         let (g_kind, a_kind) = (strs(g, "kind")?, strs(a, "kind")?);
         let (g_text, a_text) = (strs(g, "text")?, strs(a, "text")?);
-        let (gt_keys, aio_keys) = {
-            crate::member_keys::keys(
-                &crate::member_keys::MemberRows {
-                    field: &g_field,
-                    kind: &g_kind,
-                    text: &g_text,
-                },
-                &crate::member_keys::MemberRows {
-                    field: &a_field,
-                    kind: &a_kind,
-                    text: &a_text,
-                },
-                &self.dates,
-                &self.grammar,
-            )
-        };
+        let (gt_keys, aio_keys) = crate::member_keys::keys(
+            &crate::member_keys::MemberRows {
+                field: &g_field,
+                kind: &g_kind,
+                text: &g_text,
+            },
+            &crate::member_keys::MemberRows {
+                field: &a_field,
+                kind: &a_kind,
+                text: &a_text,
+            },
+            &self.dates,
+            &self.grammar,
+        );
         let table = |keys: Vec<Option<crate::member_keys::Key>>| {
             let mut column = StringViewBuilder::with_capacity(keys.len());
             let mut text = String::new();
@@ -1099,9 +1097,8 @@ fn leaf_combinations(
     gt_prefixes: &Bound<'_, PyAny>,
     aio_prefixes: &Bound<'_, PyAny>,
 ) -> PyResult<(ArrowTable, ArrowTable, ArrowTable)> {
-    let tables = [gt, aio, gt_prefixes, aio_prefixes].map(record_batches);
-    let [g, a, gp, ap] = tables;
-    let (g, a, gp, ap) = (g?, a?, gp?, ap?);
+    let (g, a) = (record_batches(gt)?, record_batches(aio)?);
+    let (gp, ap) = (record_batches(gt_prefixes)?, record_batches(aio_prefixes)?);
     py.detach(|| {
         let read = |b: &[RecordBatch], column: &str| -> PyResult<(Vec<i64>, Vec<u32>)> {
             Ok((required_ints(b, "item")?, u32s(b, column)?))
@@ -1110,30 +1107,28 @@ fn leaf_combinations(
         let (a_item, a_suffix) = read(&a, "suffix")?;
         let (gp_item, gp_prefix) = read(&gp, "prefix")?;
         let (ap_item, ap_prefix) = read(&ap, "prefix")?;
-        let mut c = {
-            combinations(
-                [
-                    &Leaves {
-                        item: &g_item,
-                        suffix: &g_suffix,
-                    },
-                    &Leaves {
-                        item: &a_item,
-                        suffix: &a_suffix,
-                    },
-                ],
-                [
-                    &Prefixes {
-                        item: &gp_item,
-                        prefix: &gp_prefix,
-                    },
-                    &Prefixes {
-                        item: &ap_item,
-                        prefix: &ap_prefix,
-                    },
-                ],
-            )
-        };
+        let mut c = combinations(
+            [
+                &Leaves {
+                    item: &g_item,
+                    suffix: &g_suffix,
+                },
+                &Leaves {
+                    item: &a_item,
+                    suffix: &a_suffix,
+                },
+            ],
+            [
+                &Prefixes {
+                    item: &gp_item,
+                    prefix: &gp_prefix,
+                },
+                &Prefixes {
+                    item: &ap_item,
+                    prefix: &ap_prefix,
+                },
+            ],
+        );
         let of = |ids: Vec<u32>| ArrowTable {
             batch: batch(vec![("combination", Arc::new(UInt32Array::from(ids)))]),
         };

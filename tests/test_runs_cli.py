@@ -8,6 +8,7 @@ Every expected number below is computed by hand from seeds 002 and 004, in the c
 from __future__ import annotations
 
 import json
+import lzma
 import subprocess
 import sys
 from pathlib import Path
@@ -434,6 +435,10 @@ def test_a_runs_file_with_a_bom_reads_as_without_and_utf16_is_named(tmp_path, ca
     code, _, err = _run(capsys, "runs", "rubric", str(utf16), "--weights", "a=1", "--out", out)
     assert code == 2 and err == (f"jsoneval: error: runs file {utf16} is UTF-16 text, not "
                                  "UTF-8 JSON: convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)\n")
+    packed = tmp_path / "runs.ndjson.xz"  # a compression Polars does not read: named so
+    packed.write_bytes(lzma.compress(RUNS.read_bytes()))
+    code, _, err = _run(capsys, "runs", "rubric", str(packed), "--weights", "a=1", "--out", out)
+    assert code == 2 and "is xz-compressed, not UTF-8 JSON: decompress it first" in err
 
 
 def test_parse_weights():

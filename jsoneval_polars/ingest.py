@@ -261,10 +261,21 @@ def not_json(exc: ValueError) -> str:
         return f"not valid JSON: {exc}"
     where = (f"column {exc.colno}" if exc.lineno == 1
              else f"line {exc.lineno}, column {exc.colno} of the text")
-    # a record followed by a comma: an array's elements written one a line, without brackets
-    comma = (exc.msg == "Extra data" and exc.doc[exc.pos:].strip() == ",")
     return (f"not valid JSON ({exc.msg} at {where}): {_around(exc.doc, exc.pos)!r}"
-            f"{'; NDJSON lines end without a comma' if comma else ''}")
+            f"{_why_extra_data(exc)}")
+
+
+def _why_extra_data(exc: json.JSONDecodeError) -> str:
+    """Why text that holds whole records may not parse as one: an array's elements written
+    one a line, without brackets; or records on lines that end in a lone CR (classic Mac OS),
+    which an NDJSON reader, splitting at LF, reads as one line."""
+    if exc.msg != "Extra data":
+        return ""
+    if exc.doc[exc.pos:].strip() == ",":
+        return "; NDJSON lines end without a comma"
+    if "\n" not in exc.doc and exc.doc[:exc.pos].rstrip(" \t").endswith("\r"):
+        return "; its lines end in a lone CR: convert them to LF, one record a line"
+    return ""
 
 
 def not_json_at_line(exc: json.JSONDecodeError) -> str:

@@ -853,10 +853,10 @@ def test_aio_only_documents_are_not_passed():
     assert ref["summary"]["pass_rate"] == r.summary["pass_rate"]
 
 
-def test_two_common_slips_are_named_in_their_error_rows(tmp_path):
-    """Records encoded twice (``json.dumps`` of JSON text: each line a string) and an array's
-    elements written one a line with their commas: each error row says which slip it is, in
-    both drivers."""
+def test_common_slips_are_named_in_their_error_rows(tmp_path):
+    """Records encoded twice (``json.dumps`` of JSON text: each line a string), an array's
+    elements written one a line with their commas, and lines ended by a lone CR (one line to
+    an NDJSON reader): each error row says which slip it is, in both drivers."""
     from jsoneval_polars.stream import score_files
 
     records = [{"doc_id": "a", "x": 1}, {"doc_id": "b", "x": 2}]
@@ -866,13 +866,17 @@ def test_two_common_slips_are_named_in_their_error_rows(tmp_path):
     commas.write_text("".join(json.dumps(r) + ",\n" for r in records))
     plain = tmp_path / "plain.ndjson"
     plain.write_text("".join(json.dumps(r) + "\n" for r in records))
-    for gt, hint in ((twice, "got a string holding a JSON object (was the record encoded "
-                             "twice?)"),
-                     (commas, "; NDJSON lines end without a comma")):
+    classic_mac = tmp_path / "cr.ndjson"
+    classic_mac.write_text("".join(json.dumps(r) + "\r" for r in records), newline="")
+    for gt, hint, n_rows in (
+        (twice, "got a string holding a JSON object (was the record encoded twice?)", 2),
+        (commas, "; NDJSON lines end without a comma", 2),
+        (classic_mac, "; its lines end in a lone CR: convert them to LF, one record a line", 1),
+    ):
         for r in (evaluate(gt, plain), score_files(gt, plain, tmp_path / f"o-{gt.stem}")):
             rows = r.errors.filter(pl.col("source") == "gt")
-            assert rows.height == 2 and rows["error"].str.ends_with(hint).all(), rows
+            assert rows.height == n_rows and rows["error"].str.ends_with(hint).all(), rows
     bad = tmp_path / "bad.ndjson"  # other extra data, another string: no hint
     bad.write_text('{"doc_id": "a"} x\n"just text"\n')
     rows = evaluate(bad, plain).errors.filter(pl.col("source") == "gt")["error"].to_list()
-    assert not any("comma" in e or "twice" in e for e in rows), rows
+    assert not any("comma" in e or "twice" in e or "CR" in e for e in rows), rows

@@ -918,13 +918,16 @@ def _leaf_paths(
         pid = combo_pid.gather(combo)
         side = side.select("doc", pid.alias("pid"), "kind", "text", "is_null", "empty_array")
         # only the (few) empty arrays need the string join against the other side's lists
-        facing = (
-            side.with_row_index("_r")
-            .filter(pl.col("empty_array"))
-            .with_columns(pl.lit(path_names).gather(pl.col("pid")).alias("path"))
-            .join(lists.unique(), left_on=["doc", "path"], right_on=["doc", "list_path"],
-                  how="semi")["_r"]
-        )
+        empty = side["empty_array"].arg_true()
+        if len(empty):
+            facing = empty.gather(
+                side[empty].select("doc", pl.lit(path_names).gather(pl.col("pid")).alias("path"))
+                .with_row_index("_r")
+                .join(lists, left_on=["doc", "path"], right_on=["doc", "list_path"], how="semi")
+                ["_r"]
+            )
+        else:
+            facing = empty
         if len(facing):
             keep = np.ones(side.height, dtype=bool)
             keep[facing.to_numpy()] = False

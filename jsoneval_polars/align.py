@@ -734,39 +734,11 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
             parts.append(_matches(_pair_similarity(cand, fields, gt_members, aio_members)))
         matched = pl.concat(parts) if len(parts) > 1 else parts[0]
 
-        a = a.join(matched, on="aio_item", how="left").join(
-            g.select("gt_item", "gt_index"), on="gt_item", how="left"
-        )
-        n_gt = g.group_by(_KEY).agg(pl.len().cast(pl.Int32).alias("_n_gt"))
-        unmatched_rank = (
-            # one list: Polars 2.1 ignores an expression passed after a list in over()
-            pl.col("aio_index").rank("ordinal").over([*_KEY, pl.col("gt_item").is_null()]) - 1
-        )
-        a = a.join(n_gt, on=_KEY, how="left").with_columns(
-            pl.coalesce(
-                pl.col("gt_index"), pl.col("_n_gt").fill_null(0) + unmatched_rank.cast(pl.Int32)
-            ).alias("final_index"),
-            pl.coalesce("gt_item", "aio_item").alias("canon"),
-            (pl.col("parent_prefix") + pl.col("list_suffix")).alias("list_path"),
-        )
-        g = g.with_columns((pl.col("parent_prefix") + pl.col("list_suffix")).alias("list_path"))
-        gt_prefix.append(_item_prefix(g, "gt_item", "gt_index", "gt_item"))
-        aio_prefix.append(_item_prefix(a, "aio_item", "final_index", "canon"))
-
-        rows.append(
-            a.select(
-                "doc", "list_path", "gt_index", pl.col("aio_index"), "similarity",
-            )
-        )
-        rows.append(
-            g.join(matched, on="gt_item", how="anti").select(
-                "doc",
-                "list_path",
-                "gt_index",
-                pl.lit(None, pl.Int32).alias("aio_index"),
-                pl.lit(None, pl.Float64).alias("similarity"),
-            )
-        )
+        finish = _finish_depth_by_polars if _native is None else _native_finish_depth
+        g_prefix, a_prefix, depth_rows = finish(g, a, matched)
+        gt_prefix.append(g_prefix)
+        aio_prefix.append(a_prefix)
+        rows.append(depth_rows)
 
     if rows:
         alignments = pl.concat(rows)
@@ -795,6 +767,57 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
         leaves, (pl.concat(gt_prefix), pl.concat(aio_prefix)), (aio_lists, gt_lists)
     )
     return Aligned(g_leaves, a_leaves, alignments, paths, failed)
+
+
+def _native_finish_depth(
+    g: pl.DataFrame, a: pl.DataFrame, matched: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """:func:`_finish_depth_by_polars` by the native kernel (src/depth.rs)."""
+    def items(side: pl.DataFrame, name: str) -> pl.DataFrame:
+        return side.select("doc", "la", "pcanon", pl.col(f"{name}_item").alias("item"),
+                           pl.col(f"{name}_index").alias("index"), "parent_prefix",
+                           "list_suffix")
+
+    g_prefix, a_prefix, rows = _native.finish_depth(items(g, "gt"), items(a, "aio"), matched)
+    return pl.DataFrame(g_prefix), pl.DataFrame(a_prefix), pl.DataFrame(rows)
+
+
+def _finish_depth_by_polars(
+    g: pl.DataFrame, a: pl.DataFrame, matched: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """One depth's items once matched (``matched``: gt_item, aio_item, similarity): each
+    side's (item, prefix, canon), the prefix rendered at the item's final index, and the
+    depth's alignment rows (every AIO item, then the GT items left unmatched). An unmatched
+    AIO item is placed after its list's GT items, in AIO order; its canonical id is its own,
+    a matched one's is its GT partner's."""
+    a = a.join(matched, on="aio_item", how="left").join(
+        g.select("gt_item", "gt_index"), on="gt_item", how="left"
+    )
+    n_gt = g.group_by(_KEY).agg(pl.len().cast(pl.Int32).alias("_n_gt"))
+    unmatched_rank = (
+        # one list: Polars 2.1 ignores an expression passed after a list in over()
+        pl.col("aio_index").rank("ordinal").over([*_KEY, pl.col("gt_item").is_null()]) - 1
+    )
+    a = a.join(n_gt, on=_KEY, how="left").with_columns(
+        pl.coalesce(
+            pl.col("gt_index"), pl.col("_n_gt").fill_null(0) + unmatched_rank.cast(pl.Int32)
+        ).alias("final_index"),
+        pl.coalesce("gt_item", "aio_item").alias("canon"),
+        (pl.col("parent_prefix") + pl.col("list_suffix")).alias("list_path"),
+    )
+    g = g.with_columns((pl.col("parent_prefix") + pl.col("list_suffix")).alias("list_path"))
+    rows = pl.concat([
+        a.select("doc", "list_path", "gt_index", "aio_index", "similarity"),
+        g.join(matched, on="gt_item", how="anti").select(
+            "doc",
+            "list_path",
+            "gt_index",
+            pl.lit(None, pl.Int32).alias("aio_index"),
+            pl.lit(None, pl.Float64).alias("similarity"),
+        ),
+    ])
+    return (_item_prefix(g, "gt_item", "gt_index", "gt_item"),
+            _item_prefix(a, "aio_item", "final_index", "canon"), rows)
 
 
 def _with_parent(items: pl.DataFrame, parent_prefix: pl.DataFrame) -> pl.DataFrame:

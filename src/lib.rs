@@ -7,7 +7,7 @@
 //! the trees in parallel (rayon) into column buffers, [`scan`] reads the ids of NDJSON lines,
 //! [`number`] reads numeric strings for NUMERIC, [`scoring`] detects the fields' strategies
 //! and scores them ([`token_set`]: the default SEMANTIC scorer), [`member_keys`] keys list
-//! members by value, [`matching`] matches the items of lists.
+//! members by value, [`matching`] matches the items of lists and [`depth`] renders their final indices.
 //! The `python` feature adds the PyO3 module `jsoneval_polars._native` (`src/python.rs`).
 //!
 //! The kernel vouches only for what it handles exactly; anything else (invalid text, repeated
@@ -18,6 +18,7 @@ pub mod canonical;
 pub mod columns_in;
 pub mod counting;
 pub mod dates;
+pub mod depth;
 pub mod dictionary;
 pub mod doc_order;
 pub mod flatten;

@@ -17,6 +17,7 @@ use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, Py
 
 use crate::columns_in::{bools, codes, floats, ints, required_ints, strs, u32s, ColumnError};
 use crate::counting::{self, Fields};
+use crate::depth::{self, Items};
 use crate::dictionary;
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
 use crate::matching::{FieldRows, ItemRows, Key, Lists, MatchField, Members, Value};
@@ -807,6 +808,14 @@ impl From<ColumnError> for PyErr {
     }
 }
 
+/// A string column without nulls.
+fn required_strs<'a>(batches: &'a [RecordBatch], name: &str) -> PyResult<Vec<&'a str>> {
+    strs(batches, name)?
+        .into_iter()
+        .map(|v| v.ok_or_else(|| value_error(format!("column {name:?}: a null"))))
+        .collect()
+}
+
 /// The record batches of an object with the Arrow PyCapsule stream interface (a Polars
 /// DataFrame), imported without a copy.
 fn record_batches(table: &Bound<'_, PyAny>) -> PyResult<Vec<RecordBatch>> {
@@ -1061,10 +1070,7 @@ fn order_metrics(py: Python<'_>, matched: &Bound<'_, PyAny>) -> PyResult<ArrowTa
             required_ints(&b, "gt_index")?,
             required_ints(&b, "aio_index")?,
         );
-        let paths = strs(&b, "list_path")?
-            .into_iter()
-            .map(|p| p.ok_or_else(|| value_error("column \"list_path\": a null")))
-            .collect::<PyResult<Vec<&str>>>()?;
+        let paths = required_strs(&b, "list_path")?;
         let lists = list_orders(&doc, &paths, &gt, &aio);
         let column = |f: fn(&crate::ordering::ListOrder) -> i64| -> ArrayRef {
             Arc::new(Int64Array::from_iter_values(lists.iter().map(f)))
@@ -1082,6 +1088,101 @@ fn order_metrics(py: Python<'_>, matched: &Bound<'_, PyAny>) -> PyResult<ArrowTa
                 ("concordant", column(|l| l.concordant as i64)),
             ]),
         })
+    })
+}
+
+/// align.py's finish of one depth once its items are matched (src/depth.rs): the GT and AIO
+/// items' prefixes (item, prefix, canon) and the depth's alignment rows (doc, list_path,
+/// gt_index, aio_index, similarity). Item tables: doc, la, pcanon, item, index,
+/// parent_prefix, list_suffix; `matched`: gt_item, aio_item, similarity.
+#[pyfunction]
+fn finish_depth(
+    py: Python<'_>,
+    gt_items: &Bound<'_, PyAny>,
+    aio_items: &Bound<'_, PyAny>,
+    matched: &Bound<'_, PyAny>,
+) -> PyResult<(ArrowTable, ArrowTable, ArrowTable)> {
+    let (g, a, m) = (
+        record_batches(gt_items)?,
+        record_batches(aio_items)?,
+        record_batches(matched)?,
+    );
+    py.detach(|| {
+        let int_columns = |b: &[RecordBatch]| -> PyResult<[Vec<i64>; 5]> {
+            Ok([
+                required_ints(b, "doc")?,
+                required_ints(b, "la")?,
+                required_ints(b, "pcanon")?,
+                required_ints(b, "item")?,
+                required_ints(b, "index")?,
+            ])
+        };
+        let [g_doc, g_la, g_pcanon, g_item, g_index] = int_columns(&g)?;
+        let [a_doc, a_la, a_pcanon, a_item, a_index] = int_columns(&a)?;
+        let (g_parent, g_suffix) = (
+            required_strs(&g, "parent_prefix")?,
+            required_strs(&g, "list_suffix")?,
+        );
+        let (a_parent, a_suffix) = (
+            required_strs(&a, "parent_prefix")?,
+            required_strs(&a, "list_suffix")?,
+        );
+        let side = |doc, la, pcanon, item, index, parent_prefix, list_suffix| Items {
+            doc,
+            la,
+            pcanon,
+            item,
+            index,
+            parent_prefix,
+            list_suffix,
+        };
+        let d = depth::finish(
+            &side(
+                &g_doc, &g_la, &g_pcanon, &g_item, &g_index, &g_parent, &g_suffix,
+            ),
+            &side(
+                &a_doc, &a_la, &a_pcanon, &a_item, &a_index, &a_parent, &a_suffix,
+            ),
+            (
+                &required_ints(&m, "gt_item")?,
+                &required_ints(&m, "aio_item")?,
+                &floats(&m, "similarity")?,
+            ),
+        );
+        let prefixes = |p: depth::Prefixes| ArrowTable {
+            batch: batch(vec![
+                ("item", Arc::new(Int64Array::from(p.item))),
+                (
+                    "prefix",
+                    Arc::new(StringViewArray::from_iter_values(p.prefix.iter())),
+                ),
+                ("canon", Arc::new(Int64Array::from(p.canon))),
+            ]),
+        };
+        let index = |v: Vec<Option<i64>>| -> ArrayRef {
+            Arc::new(Int32Array::from_iter(
+                v.into_iter().map(|i| i.map(|i| i as i32)),
+            ))
+        };
+        let r = d.rows;
+        let rows = ArrowTable {
+            batch: batch(vec![
+                (
+                    "doc",
+                    Arc::new(UInt32Array::from_iter_values(
+                        r.doc.iter().map(|&d| d as u32),
+                    )),
+                ),
+                (
+                    "list_path",
+                    Arc::new(StringViewArray::from_iter_values(r.list_path.iter())),
+                ),
+                ("gt_index", index(r.gt_index)),
+                ("aio_index", index(r.aio_index)),
+                ("similarity", Arc::new(Float64Array::from(r.similarity))),
+            ]),
+        };
+        Ok((prefixes(d.gt), prefixes(d.aio), rows))
     })
 }
 
@@ -1211,6 +1312,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(count_groups, m)?)?;
     m.add_function(wrap_pyfunction!(order_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(finish_depth, m)?)?;
     m.add_function(wrap_pyfunction!(leaf_combinations, m)?)?;
     let _ = DataType::Utf8View; // the string columns' type
     Ok(())

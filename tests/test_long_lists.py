@@ -443,3 +443,50 @@ def test_native_order_metrics_of_a_list_longer_than_the_join():
     assert_frame_equal(got, _sorted(align._order_metrics_by_polars(matched)))
     concordant = sum(aio[i] < aio[j] for i in range(700) for j in range(i + 1, 700))
     assert got["order_score"].to_list() == [concordant / (700 * 699 // 2), 1.0]
+
+
+@st.composite
+def _depth(draw):
+    """One depth's items and a one-to-one matching within each list instance: (g, a, matched)
+    as align.align hands them to the finish of the depth."""
+    g_rows, a_rows, matched, item = [], [], [], 0
+    for doc, la, pcanon in draw(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2),
+                                                    st.sampled_from([-1, 5, 9])),
+                                          max_size=6, unique=True)):
+        prefix = "" if pcanon < 0 else f"rows[{pcanon}]."
+        sides = []
+        for rows in (g_rows, a_rows):
+            n = draw(st.integers(0, 5))
+            ids = list(range(item, item + n))
+            item += n
+            for index in draw(st.permutations(range(n))):
+                rows.append((doc, la, pcanon, ids[index], index, prefix, f"l{la}"))
+            sides.append(ids)
+        pairs = draw(st.lists(st.tuples(st.sampled_from(sides[0]), st.sampled_from(sides[1])),
+                              unique_by=(lambda p: p[0], lambda p: p[1]))
+                     if sides[0] and sides[1] else st.just([]))
+        matched += [(g, a, draw(st.floats(0, 1))) for g, a in pairs]
+    columns = ["doc", "la", "pcanon", "item", "index", "parent_prefix", "list_suffix"]
+    schema = [pl.UInt32, pl.UInt32, pl.Int64, pl.Int64, pl.Int32, pl.String, pl.String]
+
+    def side(rows, name):
+        return pl.DataFrame(rows, schema=dict(zip(columns, schema, strict=True)),
+                            orient="row").rename({"item": f"{name}_item",
+                                                  "index": f"{name}_index"})
+
+    return side(g_rows, "gt"), side(a_rows, "aio"), pl.DataFrame(
+        matched, schema={"gt_item": pl.Int64, "aio_item": pl.Int64, "similarity": pl.Float64},
+        orient="row")
+
+
+@needs_kernel
+@settings(max_examples=150, deadline=None)
+@given(depth=_depth())
+def test_native_finish_of_a_depth_equals_the_polars_path(depth):
+    """Final indices (unmatched AIO items after the GT items, in AIO order), prefixes,
+    canonical ids and alignment rows: src/depth.rs against align.py's Polars path."""
+    got = align._native_finish_depth(*depth)
+    want = align._finish_depth_by_polars(*depth)
+    for g, w, key in zip(got, want, (["item"], ["item"], ["doc", "list_path", "gt_index",
+                                                            "aio_index"]), strict=True):
+        assert_frame_equal(g.sort(key, nulls_last=True), w.sort(key, nulls_last=True))

@@ -19,7 +19,7 @@ impl std::fmt::Display for ColumnError {
 
 type Column<T> = Result<Vec<T>, ColumnError>;
 
-fn arrays<'a>(batches: &'a [RecordBatch], name: &str) -> Column<&'a ArrayRef> {
+pub fn arrays<'a>(batches: &'a [RecordBatch], name: &str) -> Column<&'a ArrayRef> {
     batches
         .iter()
         .map(|b| {

@@ -15,7 +15,7 @@ use arrow_schema::{DataType, Field, Schema};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::columns_in::{bools, codes, floats, ints, required_ints, strs, u32s, ColumnError};
+use crate::columns_in::{self, bools, codes, floats, ints, required_ints, strs, u32s, ColumnError};
 use crate::counting::{self, Fields};
 use crate::depth::{self, Items};
 use crate::dictionary;
@@ -1262,16 +1262,32 @@ fn encode(
         .map(record_batches)
         .collect::<PyResult<Vec<_>>>()?;
     py.detach(|| {
-        let texts = batches
-            .iter()
-            .map(|b| strs(b, "v"))
-            .collect::<Result<Vec<_>, _>>()?;
-        let (values, ids) = dictionary::encode(&texts);
+        let mut encoder = dictionary::Encoder::default();
+        let mut seen = Vec::with_capacity(batches.len());
+        for b in &batches {
+            let (mut ids, mut valid) = (Vec::new(), Vec::new());
+            for a in columns_in::arrays(b, "v")? {
+                encoder
+                    .array(a, &mut ids, &mut valid)
+                    .map_err(|e| value_error(format!("column \"v\": {e}")))?;
+            }
+            seen.push((ids, valid));
+        }
+        let (values, rank) = encoder.finish();
         let values: ArrayRef = Arc::new(StringViewArray::from_iter_values(values));
-        let ids = ids
+        let ids = seen
             .into_iter()
-            .map(|column| ArrowTable {
-                batch: batch(vec![("id", Arc::new(UInt32Array::from(column)))]),
+            .map(|(ids, valid)| {
+                let ranked: Vec<u32> = (ids.iter().zip(&valid))
+                    .map(|(&id, &ok)| if ok { rank[id as usize] } else { 0 })
+                    .collect();
+                let nulls = valid.contains(&false).then(|| NullBuffer::from(valid));
+                ArrowTable {
+                    batch: batch(vec![(
+                        "id",
+                        Arc::new(UInt32Array::new(ranked.into(), nulls)),
+                    )]),
+                }
             })
             .collect();
         Ok((

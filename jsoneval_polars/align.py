@@ -679,7 +679,8 @@ def _members(gt: Flattened, aio: Flattened, config: Config, la_names: pl.Series)
     sides = [
         pl.concat(
             [
-                side.leaves.filter(needed).select("item", "member", "kind", "text", "is_null"),
+                # selected first: an eager filter copies every column of the leaves
+                side.leaves.select("item", "member", "kind", "text", "is_null").filter(needed),
                 *([side.members.filter(needed)] if side.members is not None else []),
             ]
         )

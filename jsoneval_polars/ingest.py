@@ -1556,8 +1556,8 @@ def read_pairs(
 
     # a content field that is also the id or a metadata member: the Python path's own rules
     if native and not {id_field, *metadata} & set(fields):
-        texts = {side: read_spans(files[side], plan[f"{side}_offset"].to_list(),
-                                  plan[f"{side}_length"].to_list()) for side in ("gt", "aio")}
+        texts = {side: read_spans(files[side], plan[f"{side}_offset"], plan[f"{side}_length"])
+                 for side in ("gt", "aio")}
         pairs = pairs_from_texts(plan, texts, id_field, empty_containers_are_null, names,
                                  metadata, fields, in_python)
         if pairs is not None:

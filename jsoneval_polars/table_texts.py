@@ -53,8 +53,7 @@ class SpilledTexts:
 
     def take(self, rows: pl.Series) -> TextSpans:
         """The texts of these rows (a null row, a side the pair does not have: null)."""
-        return read_spans(self.path, self.offsets.gather(rows).to_list(),
-                          self.lengths.gather(rows).to_list())
+        return read_spans(self.path, self.offsets.gather(rows), self.lengths.gather(rows))
 
     def one(self, row: int) -> bytes:
         with open(self.path, "rb") as f:

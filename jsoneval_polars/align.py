@@ -145,12 +145,13 @@ def _match_fields(
     names = [la_ids[n] for n, lc in config.lists.items() if lc.match_fields is not None
              and n in la_ids]
     configured_list = pl.col("la").is_in(pl.Series(names, dtype=pl.UInt32).implode())
-    explicit = g.filter(configured_list).select(_KEY).unique().join(configured, on="la")
+    # selected before filtering: an eager filter copies every column of the items
+    keys = g.select(*_KEY, "gt_item")
+    explicit = keys.filter(configured_list).select(_KEY).unique().join(configured, on="la")
     default = (
-        g.filter(~configured_list)
-        .select(*_KEY, "gt_item")
+        keys.filter(~configured_list)
         .join(
-            gt_members.filter(pl.col("kind").is_in(_SCALAR_KINDS)).select("item", "field"),
+            gt_members.select("item", "field", "kind").filter(pl.col("kind").is_in(_SCALAR_KINDS)),
             left_on="gt_item",
             right_on="item",
         )

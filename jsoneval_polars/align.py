@@ -75,7 +75,9 @@ _MARGIN = 1e-9
 
 @dataclass
 class Aligned:
-    gt: pl.DataFrame  # LEAF_COLUMNS of each leaf kept; pid indexes ``paths``
+    # LEAF_COLUMNS of each leaf; pid indexes ``paths``. A side with an empty array facing a
+    # list of records has ``keep``, false for those leaves (classify.pair_leaves skips them)
+    gt: pl.DataFrame
     aio: pl.DataFrame
     alignments: pl.DataFrame
     # one row per distinct final path, in sort order of ``path`` (row i has pid i): path,
@@ -919,7 +921,7 @@ def _leaf_paths(
     path = item prefix + suffix. Rather than concatenating and hashing a string per leaf, a leaf
     is first identified by its (prefix id, suffix id) combination, of which a batch has few; the
     strings are built and sorted per combination, and an empty array facing a list of records
-    on the other side is dropped.
+    on the other side is marked not to be paired (``keep``).
     """
     prefix_names, prefix_ids = encode([p["prefix"] for p in prefixes])
     suffix_names, suffix_ids = encode([side["suffix"] for side in leaves])
@@ -953,9 +955,10 @@ def _leaf_paths(
             )
         else:
             facing = empty
-        if len(facing):
+        if len(facing):  # marked, not filtered out: pair_leaves skips them
             keep = np.ones(side.height, dtype=bool)
             keep[facing.to_numpy()] = False
-            side = side.filter(pl.Series(keep))
-        out.append(side.select(LEAF_COLUMNS))
+            out.append(side.select(*LEAF_COLUMNS, pl.Series("keep", keep)))
+        else:
+            out.append(side.select(LEAF_COLUMNS))
     return out[0], out[1], paths

@@ -27,7 +27,7 @@ from .schemas import (
 
 def pair_leaves(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
     """Full outer join of the two sides' leaves on (doc, pid), presence kept, in (doc, pid)
-    order."""
+    order; a side's rows whose ``keep`` column (if it has one) is false take no part."""
     at = paired_rows(gt, aio)
     cols = ["kind", "text", "is_null"]
     g = gt.select(pl.col(cols).gather(at["g"]))
@@ -57,8 +57,12 @@ def paired_rows(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
     if _native is None:
         return paired_rows_by_numpy(gt, aio)
     return pl.DataFrame(_native.pair_leaves(
-        *(side.select("doc", pl.col("pid").cast(pl.UInt32)) for side in (gt, aio))
+        *(side.select("doc", pl.col("pid").cast(pl.UInt32), *_keep(side)) for side in (gt, aio))
     ))
+
+
+def _keep(side: pl.DataFrame) -> list[str]:
+    return ["keep"] if "keep" in side.columns else []
 
 
 def paired_rows_by_numpy(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
@@ -70,7 +74,10 @@ def paired_rows_by_numpy(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
     key = np.concatenate(
         [side.select(_key(s)).to_series().to_numpy() for s, side in enumerate((gt, aio))]
     )
-    order = np.argsort(key, kind="stable")
+    kept = np.concatenate([side["keep"].to_numpy() if "keep" in side.columns
+                           else np.ones(side.height, dtype=bool) for side in (gt, aio)])
+    rows = np.flatnonzero(kept)
+    order = rows[np.argsort(key[rows], kind="stable")]
     key = key[order]
     if np.any(key[1:] == key[:-1]):
         raise ValueError("a document has two leaves with the same path on one side")

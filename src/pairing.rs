@@ -15,10 +15,11 @@ pub struct Paired {
     pub aio: Vec<Option<u32>>,
 }
 
-/// One side's (doc, pid) columns.
+/// One side's (doc, pid) columns, and which rows take part (all when `keep` is None).
 pub struct Side<'a> {
     pub doc: &'a [u32],
     pub pid: &'a [u32],
+    pub keep: Option<&'a [bool]>,
 }
 
 impl Side<'_> {
@@ -26,9 +27,12 @@ impl Side<'_> {
         (u64::from(self.doc[row as usize]) << 32) | u64::from(self.pid[row as usize])
     }
 
-    /// The side's rows in (doc, pid) order; Err with the first repeated (doc, pid).
+    /// The side's kept rows in (doc, pid) order; Err with the first repeated (doc, pid).
     fn order(&self) -> Result<Vec<u32>, (u32, u32)> {
         let mut rows = in_document_order(self.doc);
+        if let Some(keep) = self.keep {
+            rows.retain(|&r| keep[r as usize]);
+        }
         let runs: Vec<_> = document_runs(self.doc, &rows).map(|(_, run)| run).collect();
         for run in runs {
             rows[run].sort_unstable_by_key(|&r| self.pid[r as usize]);
@@ -81,10 +85,12 @@ mod tests {
             &Side {
                 doc: gt.0,
                 pid: gt.1,
+                keep: None,
             },
             &Side {
                 doc: aio.0,
                 pid: aio.1,
+                keep: None,
             },
         )
     }
@@ -105,6 +111,26 @@ mod tests {
         assert_eq!(out.doc, vec![1, 3, 3]);
         assert_eq!(out.gt, vec![Some(1), Some(0), Some(2)]);
         assert_eq!(out.aio, vec![None, None, None]);
+    }
+
+    #[test]
+    fn rows_not_kept_are_not_paired() {
+        // GT row 1 (doc 0, pid 1) is left out: AIO's leaf at that path pairs with nothing
+        let keep = [true, false, true];
+        let gt = Side {
+            doc: &[0, 0, 1],
+            pid: &[5, 1, 1],
+            keep: Some(&keep),
+        };
+        let aio = Side {
+            doc: &[0],
+            pid: &[1],
+            keep: None,
+        };
+        let out = pair_leaves(&gt, &aio).unwrap();
+        assert_eq!(out.pid, vec![1, 5, 1]);
+        assert_eq!(out.gt, vec![None, Some(0), Some(2)]);
+        assert_eq!(out.aio, vec![Some(0), None, None]);
     }
 
     #[test]

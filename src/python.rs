@@ -958,9 +958,9 @@ fn matched_items(tables: [&[RecordBatch]; 6], text_cap: usize) -> PyResult<Arrow
     })
 }
 
-/// classify.pair_leaves' full outer join of two sides' leaves (frames with UInt32 doc and pid)
-/// on (doc, pid): doc, pid and the row of each side's leaf (g, a; null where the side has
-/// none), in (doc, pid) order.
+/// classify.pair_leaves' full outer join of two sides' leaves (frames with UInt32 doc and pid,
+/// and a Boolean `keep` where some rows take no part) on (doc, pid): doc, pid and the row of
+/// each side's leaf (g, a; null where the side has none), in (doc, pid) order.
 #[pyfunction]
 fn pair_leaves(
     py: Python<'_>,
@@ -971,13 +971,22 @@ fn pair_leaves(
     py.detach(|| {
         let (g_doc, g_pid) = (u32s(&g, "doc")?, u32s(&g, "pid")?);
         let (a_doc, a_pid) = (u32s(&a, "doc")?, u32s(&a, "pid")?);
+        let keep = |b: &[RecordBatch]| -> PyResult<Option<Vec<bool>>> {
+            let given = b
+                .first()
+                .is_some_and(|b| b.column_by_name("keep").is_some());
+            Ok(if given { Some(bools(b, "keep")?) } else { None })
+        };
+        let (g_keep, a_keep) = (keep(&g)?, keep(&a)?);
         let gt = Side {
             doc: &g_doc,
             pid: &g_pid,
+            keep: g_keep.as_deref(),
         };
         let aio = Side {
             doc: &a_doc,
             pid: &a_pid,
+            keep: a_keep.as_deref(),
         };
         let paired = pairing::pair_leaves(&gt, &aio).map_err(|(doc, pid)| {
             value_error(format!(

@@ -54,3 +54,20 @@ def test_a_path_twice_in_a_document_on_one_side_is_refused(join, repeated_on):
         sides = {"gt": sides["aio"], "aio": sides["gt"]}
     with pytest.raises(ValueError, match="two leaves"):
         join(sides["gt"], sides["aio"])
+
+
+@pytest.mark.parametrize("join", JOINS)
+@settings(max_examples=100, deadline=None)
+@given(gt=keys, aio=keys, data=st.data())
+def test_rows_not_kept_take_no_part(join, gt, aio, data):
+    """A side's rows whose ``keep`` is false (align.py: an empty array facing a list of
+    records) are left out of the join; the other rows keep their row numbers."""
+    kept = [data.draw(st.lists(st.booleans(), min_size=len(k), max_size=len(k)))
+            for k in (gt, aio)]
+    frames = [side(k).with_columns(pl.Series("keep", flags, dtype=pl.Boolean))
+              for k, flags in zip((gt, aio), kept, strict=True)]
+    rows = [{key: row for row, key in enumerate(k) if flags[row]}
+            for k, flags in zip((gt, aio), kept, strict=True)]
+    want = [(doc, pid, rows[0].get((doc, pid)), rows[1].get((doc, pid)))
+            for doc, pid in sorted(rows[0].keys() | rows[1].keys())]
+    assert join(*frames).rows() == want

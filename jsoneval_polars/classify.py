@@ -27,7 +27,24 @@ from .schemas import (
 
 def pair_leaves(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
     """Full outer join of the two sides' leaves on (doc, pid), presence kept, in (doc, pid)
-    order; a side's rows whose ``keep`` column (if it has one) is false take no part."""
+    order; a side's rows whose ``keep`` column (if it has one) is false take no part. The
+    native kernel gathers the leaves' columns too (sharing their text buffers) when it is
+    built and the texts are string views, as Polars hands them over."""
+    from .flatten import _native
+
+    if _native is not None:
+        table = _native.pair_leaves(
+            *(side.select("doc", pl.col("pid").cast(pl.UInt32), "kind", "text", "is_null",
+                          *_keep(side)) for side in (gt, aio)),
+            gather=True,
+        )
+        if table is not None:
+            return pl.DataFrame(table)
+    return pair_leaves_by_polars(gt, aio)
+
+
+def pair_leaves_by_polars(gt: pl.DataFrame, aio: pl.DataFrame) -> pl.DataFrame:
+    """:func:`pair_leaves` with the leaves' columns gathered by Polars."""
     at = paired_rows(gt, aio)
     cols = ["kind", "text", "is_null"]
     g = gt.select(pl.col(cols).gather(at["g"]))

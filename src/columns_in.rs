@@ -149,3 +149,31 @@ pub fn strs<'a>(batches: &'a [RecordBatch], name: &str) -> Column<Option<&'a str
     }
     Ok(out)
 }
+
+/// A column that is one Utf8View array, as that array; None when it has another type or
+/// several arrays.
+pub fn string_view_array<'a>(
+    batches: &'a [RecordBatch],
+    name: &str,
+) -> Result<Option<&'a arrow_array::StringViewArray>, ColumnError> {
+    Ok(match arrays(batches, name)?[..] {
+        [a] if a.data_type() == &DataType::Utf8View => Some(a.as_string_view()),
+        _ => None,
+    })
+}
+
+/// A Boolean column, null as None.
+pub fn optional_bools(batches: &[RecordBatch], name: &str) -> Column<Option<bool>> {
+    let mut out = Vec::new();
+    for a in arrays(batches, name)? {
+        match a.data_type() {
+            DataType::Boolean => out.extend(a.as_boolean().iter()),
+            other => {
+                return Err(ColumnError(format!(
+                    "column {name:?}: Boolean expected, not {other}"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow_array::builder::StringViewBuilder;
 use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::{
-    ArrayRef, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
+    Array, ArrayRef, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
     RecordBatchIterator, StringViewArray, UInt32Array, UInt8Array,
 };
 use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
@@ -15,7 +15,10 @@ use arrow_schema::{DataType, Field, Schema};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::columns_in::{self, bools, codes, floats, ints, required_ints, strs, u32s, ColumnError};
+use crate::columns_in::{
+    self, bools, codes, floats, ints, optional_bools, required_ints, string_view_array, strs, u32s,
+    ColumnError,
+};
 use crate::counting::{self, Fields};
 use crate::depth::{self, Items};
 use crate::dictionary;
@@ -960,13 +963,18 @@ fn matched_items(tables: [&[RecordBatch]; 6], text_cap: usize) -> PyResult<Arrow
 
 /// classify.pair_leaves' full outer join of two sides' leaves (frames with UInt32 doc and pid,
 /// and a Boolean `keep` where some rows take no part) on (doc, pid): doc, pid and the row of
-/// each side's leaf (g, a; null where the side has none), in (doc, pid) order.
+/// each side's leaf (g, a; null where the side has none), in (doc, pid) order. With `gather`
+/// (frames with kind and text as Utf8View and is_null), each side's leaf instead: its text,
+/// kind, presence and null flag (true where absent), classify.pair_leaves' table; None when a
+/// string column is not Utf8View.
 #[pyfunction]
+#[pyo3(signature = (gt, aio, gather=false))]
 fn pair_leaves(
     py: Python<'_>,
     gt: &Bound<'_, PyAny>,
     aio: &Bound<'_, PyAny>,
-) -> PyResult<ArrowTable> {
+    gather: bool,
+) -> PyResult<Option<ArrowTable>> {
     let (g, a) = (record_batches(gt)?, record_batches(aio)?);
     py.detach(|| {
         let (g_doc, g_pid) = (u32s(&g, "doc")?, u32s(&g, "pid")?);
@@ -993,15 +1001,71 @@ fn pair_leaves(
                 "document {doc} has two leaves with path id {pid} on one side"
             ))
         })?;
-        Ok(ArrowTable {
-            batch: batch(vec![
-                ("doc", Arc::new(UInt32Array::from(paired.doc))),
-                ("pid", Arc::new(UInt32Array::from(paired.pid))),
-                ("g", Arc::new(UInt32Array::from(paired.gt))),
-                ("a", Arc::new(UInt32Array::from(paired.aio))),
-            ]),
-        })
+        let mut columns: Vec<(&str, ArrayRef)> = vec![
+            ("doc", Arc::new(UInt32Array::from(paired.doc))),
+            ("pid", Arc::new(UInt32Array::from(paired.pid))),
+        ];
+        if !gather {
+            columns.push(("g", Arc::new(UInt32Array::from(paired.gt))));
+            columns.push(("a", Arc::new(UInt32Array::from(paired.aio))));
+            return Ok(Some(ArrowTable {
+                batch: batch(columns),
+            }));
+        }
+        let mut sides = Vec::with_capacity(2);
+        for b in [&g, &a] {
+            let text = string_view_array(b, "text")?;
+            let kind = string_view_array(b, "kind")?;
+            let (Some(text), Some(kind)) = (text, kind) else {
+                return Ok(None); // classify.py gathers them
+            };
+            sides.push((text, kind, optional_bools(b, "is_null")?));
+        }
+        let [(g_text, g_kind, g_null), (a_text, a_kind, a_null)] = &sides[..] else {
+            unreachable!()
+        };
+        let (g_rows, a_rows) = (&paired.gt, &paired.aio);
+        let present = |rows: &[Option<u32>]| -> ArrayRef {
+            Arc::new(BooleanArray::from(
+                rows.iter().map(Option::is_some).collect::<Vec<bool>>(),
+            ))
+        };
+        // an absent leaf is null, as is one whose flag is null
+        let null = |rows: &[Option<u32>], is_null: &[Option<bool>]| -> ArrayRef {
+            let flags: Vec<bool> = rows
+                .iter()
+                .map(|r| r.is_none_or(|r| is_null[r as usize].unwrap_or(true)))
+                .collect();
+            Arc::new(BooleanArray::from(flags))
+        };
+        columns.extend([
+            ("gt_text", gathered(g_text, g_rows)),
+            ("aio_text", gathered(a_text, a_rows)),
+            ("gt_kind", gathered(g_kind, g_rows)),
+            ("aio_kind", gathered(a_kind, a_rows)),
+            ("gt_present", present(g_rows)),
+            ("aio_present", present(a_rows)),
+            ("gt_null", null(g_rows, g_null)),
+            ("aio_null", null(a_rows, a_null)),
+        ]);
+        Ok(Some(ArrowTable {
+            batch: batch(columns),
+        }))
     })
+}
+
+/// The strings at `rows` (None: a null), sharing the array's data buffers.
+fn gathered(column: &StringViewArray, rows: &[Option<u32>]) -> ArrayRef {
+    let all = column.views();
+    let values = rows
+        .iter()
+        .map(|r| r.map_or(0, |r| all[r as usize]))
+        .collect();
+    let valid = rows
+        .iter()
+        .map(|r| r.is_some_and(|r| column.is_valid(r as usize)))
+        .collect();
+    views(values, column.data_buffers(), Some(valid))
 }
 
 /// counts.py's groups of the fields table (doc, attr, bucket, cell: UInt32 codes without

@@ -1,15 +1,17 @@
 """classify.paired_rows, the full outer join of the two sides' leaves on (doc, pid): the native
-merge (src/pairing.rs) and the numpy sort both against a plain-Python join."""
+merge (src/pairing.rs) and the numpy sort both against a plain-Python join; and
+classify.pair_leaves' native gather of the leaves' columns against Polars'."""
 
 from __future__ import annotations
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jsoneval_polars import _native
-from jsoneval_polars.classify import paired_rows_by_numpy
+from jsoneval_polars.classify import pair_leaves, pair_leaves_by_polars, paired_rows_by_numpy
 
 needs_kernel = pytest.mark.skipif(_native is None, reason="native kernel not built")
 
@@ -71,3 +73,29 @@ def test_rows_not_kept_take_no_part(join, gt, aio, data):
     want = [(doc, pid, rows[0].get((doc, pid)), rows[1].get((doc, pid)))
             for doc, pid in sorted(rows[0].keys() | rows[1].keys())]
     assert join(*frames).rows() == want
+
+
+@needs_kernel
+@settings(max_examples=100, deadline=None)
+@given(gt=keys, aio=keys, data=st.data())
+def test_native_gather_of_the_leaves_equals_polars(gt, aio, data):
+    """classify.pair_leaves: the kernel's gather of each side's text, kind and null flag
+    (views sharing the texts' buffers) against Polars' gathers; texts long and short, null
+    and not, some leaves not kept."""
+    texts = st.one_of(st.none(), st.text(max_size=3), st.text(min_size=13, max_size=30))
+
+    def leaves(k: list[tuple[int, int]]) -> pl.DataFrame:
+        n = len(k)
+        return side(k).with_columns(
+            pl.Series("kind", data.draw(st.lists(st.sampled_from(["string", "int", "null"]),
+                                                 min_size=n, max_size=n)), dtype=pl.String),
+            pl.Series("text", data.draw(st.lists(texts, min_size=n, max_size=n)),
+                      dtype=pl.String),
+            pl.Series("is_null", data.draw(st.lists(st.booleans(), min_size=n, max_size=n)),
+                      dtype=pl.Boolean),
+            pl.Series("keep", data.draw(st.lists(st.booleans(), min_size=n, max_size=n)),
+                      dtype=pl.Boolean),
+        )
+
+    g, a = leaves(gt), leaves(aio)
+    assert_frame_equal(pair_leaves(g, a), pair_leaves_by_polars(g, a))

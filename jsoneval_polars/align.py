@@ -826,6 +826,9 @@ def _finish_depth_by_polars(
 
 def _with_parent(items: pl.DataFrame, parent_prefix: pl.DataFrame) -> pl.DataFrame:
     """Attach the parent's rendered path and canonical id (-1 and "" at the top level)."""
+    if parent_prefix.height == 0:  # the top level: no join to make
+        return items.with_columns(pl.lit("").alias("parent_prefix"),
+                                  pl.lit(-1, pl.Int64).alias("pcanon"))
     return items.join(
         parent_prefix.rename({"item": "parent", "prefix": "parent_prefix", "canon": "pcanon"}),
         on="parent",

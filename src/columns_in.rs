@@ -29,6 +29,13 @@ pub fn arrays<'a>(batches: &'a [RecordBatch], name: &str) -> Column<&'a ArrayRef
         .collect()
 }
 
+/// Whether the batches have this column (an optional one: a frame with no batch has none).
+pub fn has_column(batches: &[RecordBatch], name: &str) -> bool {
+    batches
+        .first()
+        .is_some_and(|b| b.column_by_name(name).is_some())
+}
+
 /// An integer column (Int64, Int32 or UInt32), null as None.
 pub fn ints(batches: &[RecordBatch], name: &str) -> Column<Option<i64>> {
     let mut out = Vec::new();

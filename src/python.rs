@@ -16,8 +16,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::columns_in::{
-    self, bools, codes, floats, ints, optional_bools, required_ints, string_view_array, strs, u32s,
-    ColumnError,
+    self, bools, codes, floats, has_column, ints, optional_bools, required_ints, string_view_array,
+    strs, u32s, ColumnError,
 };
 use crate::counting::{self, Fields};
 use crate::depth::{self, Items};
@@ -655,10 +655,7 @@ impl FieldScorer {
             let (strategy, bucket) = (codes(&b, "strategy")?, codes(&b, "bucket")?);
             let (gt_text, aio_text) = (strs(&b, "gt_text")?, strs(&b, "aio_text")?);
             let (gt_kind, aio_kind) = (strs(&b, "gt_kind")?, strs(&b, "aio_kind")?);
-            let has_threshold = b
-                .first()
-                .is_some_and(|b| b.column_by_name("threshold").is_some());
-            let threshold = if has_threshold {
+            let threshold = if has_column(&b, "threshold") {
                 Some(floats(&b, "threshold")?)
             } else {
                 None
@@ -977,13 +974,27 @@ fn pair_leaves(
 ) -> PyResult<Option<ArrowTable>> {
     let (g, a) = (record_batches(gt)?, record_batches(aio)?);
     py.detach(|| {
+        // the columns to gather, known before the pairing: a string column that is not one
+        // Utf8View array is left to classify.py, which pairs and gathers by itself
+        let mut sides = Vec::with_capacity(2);
+        if gather {
+            for b in [&g, &a] {
+                let text = string_view_array(b, "text")?;
+                let kind = string_view_array(b, "kind")?;
+                let (Some(text), Some(kind)) = (text, kind) else {
+                    return Ok(None);
+                };
+                sides.push((text, kind, optional_bools(b, "is_null")?));
+            }
+        }
         let (g_doc, g_pid) = (u32s(&g, "doc")?, u32s(&g, "pid")?);
         let (a_doc, a_pid) = (u32s(&a, "doc")?, u32s(&a, "pid")?);
         let keep = |b: &[RecordBatch]| -> PyResult<Option<Vec<bool>>> {
-            let given = b
-                .first()
-                .is_some_and(|b| b.column_by_name("keep").is_some());
-            Ok(if given { Some(bools(b, "keep")?) } else { None })
+            Ok(if has_column(b, "keep") {
+                Some(bools(b, "keep")?)
+            } else {
+                None
+            })
         };
         let (g_keep, a_keep) = (keep(&g)?, keep(&a)?);
         let gt = Side {
@@ -1011,15 +1022,6 @@ fn pair_leaves(
             return Ok(Some(ArrowTable {
                 batch: batch(columns),
             }));
-        }
-        let mut sides = Vec::with_capacity(2);
-        for b in [&g, &a] {
-            let text = string_view_array(b, "text")?;
-            let kind = string_view_array(b, "kind")?;
-            let (Some(text), Some(kind)) = (text, kind) else {
-                return Ok(None); // classify.py gathers them
-            };
-            sides.push((text, kind, optional_bools(b, "is_null")?));
         }
         let [(g_text, g_kind, g_null), (a_text, a_kind, a_null)] = &sides[..] else {
             unreachable!()

@@ -99,3 +99,23 @@ def test_native_gather_of_the_leaves_equals_polars(gt, aio, data):
 
     g, a = leaves(gt), leaves(aio)
     assert_frame_equal(pair_leaves(g, a), pair_leaves_by_polars(g, a))
+
+
+@needs_kernel
+def test_texts_not_in_string_views_are_left_to_polars():
+    """The kernel gathers texts that come as Arrow string views (as Polars hands its strings
+    over); given other strings (here pyarrow's large_string) its call returns None before
+    pairing, and classify.pair_leaves pairs and gathers by Polars."""
+    def leaves(keys, texts):
+        return side(keys).with_columns(
+            pl.Series("kind", ["string"] * len(keys)), pl.Series("text", texts),
+            pl.Series("is_null", [False] * len(keys)))
+
+    g = leaves([(0, 1), (1, 2)], ["a text longer than twelve", "b"])
+    a = leaves([(0, 1), (1, 3)], ["a text longer than twelve", "c"])
+    offsets = [frame.to_arrow() for frame in (g, a)]  # large_string, not string_view
+    assert offsets[0].schema.field("text").type == "large_string"
+    assert _native.pair_leaves(*offsets, gather=True) is None
+    got = pl.DataFrame(_native.pair_leaves(g, a, gather=True))
+    assert_frame_equal(got, pair_leaves_by_polars(g, a))
+    assert got["gt_text"].to_list() == ["a text longer than twelve", "b", None]

@@ -1,9 +1,18 @@
 """``python -m jsoneval_polars`` and the ``jsoneval`` command (pyproject's entry point)."""
 
+import os
 import signal
 import sys
 
 from .exits import interrupted
+
+
+#: NumPy's OpenBLAS starts a thread per core on import, and each spins for about 2^28 cycles
+#: (0.1 s) waiting for work before it sleeps: CPU taken from the worker processes as they
+#: start. 2^4 cycles: the threads sleep at once and still multiply --bootstrap's matrices
+#: (the workers have none: OPENBLAS_NUM_THREADS=1). A user's own setting wins (DECISIONS
+#: 116).
+QUIET_BLAS_THREADS = ("OPENBLAS_THREAD_TIMEOUT", "4")
 
 
 def _stop_once(signum: int, frame: object) -> None:
@@ -18,9 +27,10 @@ def main() -> int:
     """The command line. Its libraries (Polars, Arrow, NumPy) take a few tenths of a second to
     load: a Ctrl-C meanwhile ends the command with the same line and code as a Ctrl-C later,
     not with a traceback through the import machinery. The command's own process only: cli.main
-    may run in a notebook, whose Ctrl-C stays its own."""
+    may run in a notebook, whose Ctrl-C stays its own (and whose NumPy threads too)."""
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if started ignoring it
         signal.signal(signal.SIGINT, _stop_once)
+    os.environ.setdefault(*QUIET_BLAS_THREADS)
     try:
         from .cli import main as run
     except KeyboardInterrupt:

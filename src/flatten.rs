@@ -379,6 +379,26 @@ impl Columns {
 
     /// The node of member `key` below `parent` (flatten_python's segments: no dot at the
     /// document's root, an attribute's first segment without one either).
+    #[inline]
+    fn child(&mut self, parent: u32, key: &str) -> u32 {
+        let slot = (parent, key_hash(key));
+        if let Some(&id) = self.paths_seen.children.get(&slot) {
+            if &*self.paths_seen.nodes[id as usize].key == key {
+                return id;
+            }
+        }
+        let p = &self.paths_seen.nodes[parent as usize];
+        let mut suffix = String::with_capacity(p.suffix.len() + key.len() + 1);
+        suffix.push_str(&p.suffix);
+        push_segment(&mut suffix, key, p.root);
+        let mut attr = String::with_capacity(p.attr.len() + key.len() + 1);
+        attr.push_str(&p.attr);
+        push_segment(&mut attr, key, p.attr.is_empty());
+        let id = self.new_node(suffix, attr, key, false);
+        self.paths_seen.children.entry(slot).or_insert(id);
+        id
+    }
+
     /// [`Columns::child`] for the `position`th member of its object (see
     /// [`PathTrie::by_position`]).
     #[inline]
@@ -403,26 +423,6 @@ impl Columns {
             slots.resize(position + 1, u32::MAX);
         }
         slots[position] = id;
-        id
-    }
-
-    #[inline]
-    fn child(&mut self, parent: u32, key: &str) -> u32 {
-        let slot = (parent, key_hash(key));
-        if let Some(&id) = self.paths_seen.children.get(&slot) {
-            if &*self.paths_seen.nodes[id as usize].key == key {
-                return id;
-            }
-        }
-        let p = &self.paths_seen.nodes[parent as usize];
-        let mut suffix = String::with_capacity(p.suffix.len() + key.len() + 1);
-        suffix.push_str(&p.suffix);
-        push_segment(&mut suffix, key, p.root);
-        let mut attr = String::with_capacity(p.attr.len() + key.len() + 1);
-        attr.push_str(&p.attr);
-        push_segment(&mut attr, key, p.attr.is_empty());
-        let id = self.new_node(suffix, attr, key, false);
-        self.paths_seen.children.entry(slot).or_insert(id);
         id
     }
 

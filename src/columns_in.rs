@@ -104,6 +104,14 @@ pub fn required_ints(batches: &[RecordBatch], name: &str) -> Column<i64> {
         .collect()
 }
 
+/// A string column without nulls.
+pub fn required_strs<'a>(batches: &'a [RecordBatch], name: &str) -> Column<&'a str> {
+    strs(batches, name)?
+        .into_iter()
+        .map(|v| v.ok_or_else(|| ColumnError(format!("column {name:?}: a null"))))
+        .collect()
+}
+
 /// A Float64 column, null as None.
 pub fn floats(batches: &[RecordBatch], name: &str) -> Column<Option<f64>> {
     let mut out = Vec::new();

@@ -16,8 +16,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::columns_in::{
-    self, bools, codes, floats, has_column, ints, optional_bools, required_ints, string_view_array,
-    strs, u32s, ColumnError,
+    self, bools, codes, floats, has_column, ints, optional_bools, required_ints, required_strs,
+    string_view_array, strs, u32s, ColumnError,
 };
 use crate::counting::{self, Fields};
 use crate::depth::{self, Items};
@@ -806,14 +806,6 @@ impl From<ColumnError> for PyErr {
     fn from(e: ColumnError) -> PyErr {
         value_error(e)
     }
-}
-
-/// A string column without nulls.
-fn required_strs<'a>(batches: &'a [RecordBatch], name: &str) -> PyResult<Vec<&'a str>> {
-    strs(batches, name)?
-        .into_iter()
-        .map(|v| v.ok_or_else(|| value_error(format!("column {name:?}: a null"))))
-        .collect()
 }
 
 /// The record batches of an object with the Arrow PyCapsule stream interface (a Polars

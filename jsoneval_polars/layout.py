@@ -112,13 +112,30 @@ def _write_dictionaries(frame: pl.DataFrame, path: Path) -> None:
     import pyarrow.parquet as pq  # pyarrow: Polars' writer stores the Enum's own schema
 
     try:
-        pq.write_table(frame.to_arrow(), path, compression="zstd", store_schema=False,
+        pq.write_table(_arrow_table(frame), path, compression="zstd", store_schema=False,
                        row_group_size=_ROW_GROUP,
                        write_statistics=[c for c in _FILTERED_BY if c in frame.columns],
                        use_dictionary=[c for c in frame.columns if c not in _FREE_TEXT])
     except OSError as exc:  # "Error writing bytes to file. Detail: [errno 27] File too large"
         reason = str(exc.strerror or exc).rpartition("Detail: ")[2]
         raise OSError(exc.errno or errno.EIO, reason, str(path)) from None
+
+
+def _arrow_table(frame: pl.DataFrame) -> Any:
+    """A dictionary part as pyarrow writes it: the Enums as dictionaries of large strings
+    (pyarrow cannot write a dictionary of string views), the other columns as Polars holds
+    them, string views included, where pyarrow writes those (21 and later). Polars otherwise
+    copies every text into offsets and bytes first: ≈ 5 ms of a 7,000-pair ``fields`` part's
+    60 (benchmarks/RESULTS.md); the file is the same."""
+    import pyarrow as pa
+
+    if int(pa.__version__.split(".")[0]) < 21:
+        return frame.to_arrow()
+    enums = [name for name, dtype in frame.schema.items() if isinstance(dtype, pl.Enum)]
+    dictionaries = frame.select(enums).to_arrow()
+    rest = frame.drop(enums).to_arrow(compat_level=pl.CompatLevel.newest())
+    return pa.table([(dictionaries if name in enums else rest).column(name)
+                     for name in frame.columns], names=frame.columns)
 
 
 def check_partition_column(column: str, values: pl.Series, n_documents: int,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -75,17 +76,50 @@ def balanced_batch_size(n: int, batch_size: int, workers: int) -> int:
 
 @contextlib.contextmanager
 def thread_pool(threads: int) -> Iterator[ThreadPoolExecutor | InlinePool]:
-    """An executor of ``threads`` threads of this process (this thread for one). Leaving it,
-    also by an error or Ctrl-C, cancels the tasks not started and waits for those under way
-    (a thread cannot be stopped)."""
-    if threads <= 1:
-        yield InlinePool()
+    """An executor of ``threads`` threads of this process (this thread for one), with the
+    kernel's freed pages kept while it lasts (:func:`freed_pages_kept`). Leaving it, also by
+    an error or Ctrl-C, cancels the tasks not started and waits for those under way (a thread
+    cannot be stopped)."""
+    with freed_pages_kept():
+        if threads <= 1:
+            yield InlinePool()
+            return
+        pool = ThreadPoolExecutor(threads, thread_name_prefix="jsoneval-batch")
+        try:
+            yield pool
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+_keep_lock = threading.Lock()
+_keepers = 0  # pools under way that keep the pages
+_purge_delay = 0  # mimalloc's setting before the first of them
+
+
+@contextlib.contextmanager
+def freed_pages_kept() -> Iterator[None]:
+    """The kernel's allocator (mimalloc) keeps the pages a batch frees for the next batch, and
+    hands them back when the last pool under way ends. By default it hands them back a second
+    after they are freed, and a run of many batches faulted them in and zeroed them again
+    (docs/DECISIONS.md 117). A user's own ``MIMALLOC_PURGE_DELAY`` is left as it is."""
+    from .flatten import _native
+
+    if _native is None or "MIMALLOC_PURGE_DELAY" in os.environ:
+        yield
         return
-    pool = ThreadPoolExecutor(threads, thread_name_prefix="jsoneval-batch")
+    global _keepers, _purge_delay
+    with _keep_lock:
+        if _keepers == 0:
+            _purge_delay = _native.purge_delay(-1)
+        _keepers += 1
     try:
-        yield pool
+        yield
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        with _keep_lock:
+            _keepers -= 1
+            if _keepers == 0:
+                _native.purge_delay(_purge_delay)
+                _native.release_freed_pages()
 
 
 class InlinePool:

@@ -14,6 +14,7 @@
 //! keys, a number beyond a double, a non-object root) goes back to the Python path, which
 //! writes the errors and warnings SPEC §9 asks for.
 
+pub mod allocator;
 pub mod canonical;
 pub mod columns_in;
 pub mod counting;
@@ -34,8 +35,3 @@ mod python;
 pub mod scan;
 pub mod scoring;
 pub mod token_set;
-
-// mimalloc keeps freed pages for the next batch; with the system allocator every batch's
-// columns (several MB each) came back as fresh pages from the kernel, page faults included
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

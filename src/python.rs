@@ -1373,6 +1373,20 @@ fn canonical_string(s: &str) -> Option<String> {
     crate::canonical::canonical_string(s)
 }
 
+/// Set how long the pages the kernel frees wait before they go back to the system
+/// (milliseconds; -1: kept for its next batch); the setting before. A batch run keeps them
+/// while it lasts and puts the setting back after (batch_threads.py).
+#[pyfunction]
+fn purge_delay(ms: i64) -> i64 {
+    crate::allocator::set_purge_delay(ms)
+}
+
+/// Hand the pages the kernel has freed back to the system now.
+#[pyfunction]
+fn release_freed_pages() {
+    crate::allocator::release_freed_pages()
+}
+
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1397,6 +1411,8 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(order_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(finish_depth, m)?)?;
     m.add_function(wrap_pyfunction!(leaf_combinations, m)?)?;
+    m.add_function(wrap_pyfunction!(purge_delay, m)?)?;
+    m.add_function(wrap_pyfunction!(release_freed_pages, m)?)?;
     let _ = DataType::Utf8View; // the string columns' type
     Ok(())
 }

@@ -283,6 +283,27 @@ def test_workers_keep_the_pages_they_free_unless_the_user_says(monkeypatch, own)
     assert os.getenv("MIMALLOC_PURGE_DELAY") == own
 
 
+def test_a_pool_keeps_the_kernels_freed_pages_while_it_lasts(monkeypatch):
+    """DECISIONS 117: while a pool of batch threads lasts (nested or not) the kernel's
+    allocator keeps the pages it frees (mimalloc's purge delay -1); the setting before comes
+    back when the last pool ends, and a user's own MIMALLOC_PURGE_DELAY is left alone."""
+    from jsoneval_polars import _native
+    from jsoneval_polars.batch_threads import thread_pool
+
+    monkeypatch.delenv("MIMALLOC_PURGE_DELAY", raising=False)
+    before = _native.purge_delay(250)  # a setting of the test's own, to see it come back
+    try:
+        with thread_pool(2) as pool, thread_pool(1):
+            during = pool.submit(_native.purge_delay, -1).result()
+        after = _native.purge_delay(250)
+        monkeypatch.setenv("MIMALLOC_PURGE_DELAY", "25")
+        with thread_pool(2):
+            users = _native.purge_delay(250)
+    finally:
+        _native.purge_delay(before)
+    assert (during, after, users) == (-1, 250, 250)
+
+
 def test_line_ends_are_counted_through_the_buffer_in_any_range(tmp_path):
     """The chunks' first line numbers come from _count_lines, which reads a range through a
     1 MB buffer: ranges that cross the buffer's end, end mid-line or hold no line end count

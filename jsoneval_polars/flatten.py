@@ -180,6 +180,9 @@ class Flattened:
     metadata: pl.DataFrame | None = None
     # documents a lenient flatten_texts left out for the Python path, by position
     declined: list[int] = field(default_factory=list)
+    # documents whose answer text flatten_texts read from a fenced block (SPEC §8's
+    # code_block), by position; the other answer texts were JSON as a whole
+    code_blocks: list[int] = field(default_factory=list)
 
 
 MEMBER_SCHEMA = {
@@ -381,7 +384,7 @@ def flatten_native(
 ) -> Flattened:
     """:func:`flatten` by the native kernel; same tables as :func:`flatten_python`, which runs
     instead when the kernel declines the batch."""
-    tables, next_item, _, _ = _native.flatten_objects(
+    tables, next_item, *_ = _native.flatten_objects(
         docs if isinstance(docs, list) else list(docs), item_base, empty_containers_are_null,
         _SEGMENT,
     )
@@ -390,7 +393,7 @@ def flatten_native(
         if any(new is not old for new, old in zip(converted, docs, strict=True)):
             # an enum, a date, a numpy number...: the kernel takes the documents as their JSON
             docs = converted
-            tables, next_item, _, _ = _native.flatten_objects(
+            tables, next_item, *_ = _native.flatten_objects(
                 docs, item_base, empty_containers_are_null, _SEGMENT)
     if tables is None:
         return flatten_python(docs, empty_containers_are_null=empty_containers_are_null,
@@ -468,8 +471,10 @@ def flatten_texts(
     root members named in ``metadata`` are not content: their values are
     :attr:`Flattened.metadata` (a member holding an object or a list is declined, for the
     Python path to report). With ``content``, that root member is the document; a string in
-    it is read as JSON text when ``text_content`` (the AIO's raw model text, when the whole
-    text is one JSON object; any other text is declined for SPEC §8's extraction).
+    it is read as JSON text when ``text_content`` (the AIO's raw model text: when the whole
+    text is one JSON object, or else a fenced block tagged json or untagged holds one, listed in
+    :attr:`Flattened.code_blocks`; src/fenced.rs. Other texts are declined for the rest of
+    SPEC §8's extraction).
     ``lenient``: the documents the kernel declines are left out and listed in
     :attr:`Flattened.declined`, the others flattened (None only without the kernel)."""
     if KERNEL != "native":
@@ -478,12 +483,12 @@ def flatten_texts(
     named = {"meta": list(metadata), "content": content, "text_content": text_content,
              "lenient": lenient}
     if isinstance(texts, TextSpans):
-        tables, next_item, _, declined = _native.flatten_spans(
+        tables, next_item, _, declined, code_blocks = _native.flatten_spans(
             texts.buffer, texts.base, texts.offsets, texts.lengths, *options, **named)
     else:
-        tables, next_item, _, declined = _native.flatten_json(
+        tables, next_item, _, declined, code_blocks = _native.flatten_json(
             texts if isinstance(texts, list) else list(texts), *options, **named)
-    return None if tables is None else _flattened(tables, next_item, declined)
+    return None if tables is None else _flattened(tables, next_item, declined, code_blocks)
 
 
 def combined(native: Flattened, python: Flattened, renumber: pl.Series, python_docs: pl.Series,
@@ -535,6 +540,8 @@ def combined(native: Flattened, python: Flattened, renumber: pl.Series, python_d
     )
 
 
-def _flattened(tables: tuple, next_item: int, declined: list[int] = ()) -> Flattened:
+def _flattened(tables: tuple, next_item: int, declined: list[int] = (),
+               code_blocks: list[int] = ()) -> Flattened:
     leaves, items, members, metadata = (pl.DataFrame(t) for t in tables)
-    return Flattened(leaves, items, [], next_item, members, metadata, list(declined))
+    return Flattened(leaves, items, [], next_item, members, metadata, list(declined),
+                     list(code_blocks))

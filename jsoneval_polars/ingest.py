@@ -1245,8 +1245,8 @@ def pairs_from_texts(
 
     Every line the kernel takes is a JSON object with no repeated key, no number beyond a
     double and no metadata member holding a container, and its document is a JSON object (an
-    AIO text that is one whole, status ``json``): :func:`build_pairs` would find nothing to
-    report, so the table is its table."""
+    AIO text that is one whole, status ``json``, or whose fenced block is, ``code_block``):
+    :func:`build_pairs` would find nothing to report, so the table is its table."""
     options = {"skip": skip, "metadata": metadata,
                "empty_containers_are_null": empty_containers_are_null}
     lenient = in_python is not None
@@ -1258,13 +1258,16 @@ def pairs_from_texts(
     if aio is None:
         return None
     present = {side: plan[f"{side}_line"].is_not_null() for side in ("gt", "aio")}
+    status = pl.select(
+        pl.when(present["aio"]).then(pl.lit("json")).otherwise(pl.lit("missing"))
+    ).to_series()
+    if aio.code_blocks:
+        status = status.scatter(aio.code_blocks, "code_block")
     table = pl.DataFrame({
         "doc_id": plan["doc_id"],
         "gt_present": present["gt"],
         "aio_present": present["aio"],
-        "aio_parse_status": pl.select(
-            pl.when(present["aio"]).then(pl.lit("json")).otherwise(pl.lit("missing"))
-        ).to_series(),
+        "aio_parse_status": status,
         "gt_line": plan["gt_line"],
         "aio_line": plan["aio_line"],
         "safety": pl.repeat(1.0, plan.height, dtype=pl.Float64, eager=True),

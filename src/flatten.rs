@@ -19,7 +19,8 @@ use crate::canonical::{
     canonical_float, canonical_string, container_text, float_repr, push_canonical_ascii,
     push_segment,
 };
-use crate::node::{parse, Node, ParseError};
+use crate::fenced;
+use crate::node::{parse, Members, Node, ParseError};
 
 /// Kinds, in the order of flatten.py's kind names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,6 +193,9 @@ pub struct Columns {
     pub meta_text: Vec<u128>,
     /// documents the walk declined and left out, by position (lenient calls only)
     pub declined: Vec<u32>,
+    /// documents read from a fenced block of the answer text (SPEC §8 `code_block`), by
+    /// position; the others of a text content are the whole text (`json`)
+    pub code_blocks: Vec<u32>,
     pub paths: Arena,
     pub texts: Arena,
     /// item ids drawn
@@ -261,6 +265,7 @@ impl Columns {
             meta_name: Vec::new(),
             meta_text: Vec::new(),
             declined: Vec::new(),
+            code_blocks: Vec::new(),
             paths: Arena::new(segment),
             texts: Arena::new(segment),
             drawn: 0,
@@ -690,14 +695,20 @@ fn walk_document(
     let document = members.iter().rev().find(|(k, _)| k == content);
     match document.map(|(_, value)| value) {
         Some(Node::Object(inner)) => walker.walk_dict(inner, 0, -1, 0, None, &[], false),
-        Some(Node::Str(text)) if how.text_content => match parse(text.as_bytes()) {
-            Ok(Node::Object(inner)) => walker.walk_dict(&inner, 0, -1, 0, None, &[], false),
-            _ => {
+        Some(Node::Str(text)) if how.text_content => {
+            let Some((inner, fenced)) = answer_object(text) else {
                 return Err(ParseError::Invalid(
                     "raw model text: the Python path".into(),
-                ))
-            }
-        },
+                ));
+            };
+            walker
+                .walk_dict(&inner, 0, -1, 0, None, &[], false)
+                .map(|()| {
+                    if fenced {
+                        walker.out.code_blocks.push(position as u32);
+                    }
+                })
+        }
         _ => {
             return Err(ParseError::Invalid(
                 "no content object: the Python path".into(),
@@ -705,6 +716,27 @@ fn walk_document(
         }
     }
     .map_err(undecided)
+}
+
+/// The members of the JSON object a model's answer text holds, as SPEC §8 reads it where the
+/// kernel can (extract.py has every case): the whole text (`json`), else the body of the first
+/// fenced block tagged json or untagged that is an object (`code_block`: true). None for the
+/// Python path: a text that may be an object Python reads and the kernel does not (NaN, a
+/// BOM), a JSON value other than an object, a block the kernel is unsure of, no such block.
+fn answer_object(text: &str) -> Option<(Members<'_>, bool)> {
+    match parse(text.as_bytes()) {
+        Ok(Node::Object(members)) => return Some((members, false)),
+        Err(_) if fenced::may_open_an_object(text) == Some(false) => {}
+        _ => return None,
+    }
+    for body in fenced::json_bodies(text) {
+        match parse(body.ok()?.as_bytes()) {
+            Ok(Node::Object(members)) => return Some((members, true)),
+            Ok(_) => continue, // JSON, not an object: Python tries the next block
+            Err(_) => return None,
+        }
+    }
+    None
 }
 
 /// Flattens documents given as JSON texts (None: no document at that position), each record's
@@ -856,6 +888,7 @@ fn merge(mut chunks: Vec<Columns>, item_base: i64) -> Result<Columns, Fallback> 
         out.meta_name.extend_from_slice(&c.meta_name);
         out.meta_text.extend(re(&c.meta_text, t));
         out.declined.extend_from_slice(&c.declined);
+        out.code_blocks.extend_from_slice(&c.code_blocks);
         out.paths.buffers.append(&mut c.paths.buffers);
         out.texts.buffers.append(&mut c.texts.buffers);
     }

@@ -22,6 +22,7 @@ pub mod dates;
 pub mod depth;
 pub mod dictionary;
 pub mod doc_order;
+pub mod fenced;
 pub mod flatten;
 pub mod matching;
 pub mod member_keys;

@@ -26,8 +26,11 @@ pub enum Node<'a> {
     Str(Cow<'a, str>),
     Array(Vec<Node<'a>>),
     /// members in document order
-    Object(Vec<(Cow<'a, str>, Node<'a>)>),
+    Object(Members<'a>),
 }
+
+/// An object's members, in document order.
+pub type Members<'a> = Vec<(Cow<'a, str>, Node<'a>)>;
 
 /// Why a text is handed back to the Python path.
 #[derive(Debug, Clone, PartialEq)]

@@ -59,11 +59,13 @@ impl ArrowTable {
 }
 
 /// ((leaves, items, members, metadata), next_item, "", the positions of the documents a
-/// lenient call left out), or (None, position, reason, []) for the Python path.
+/// lenient call left out, those whose answer text was read from a fenced block), or (None,
+/// position, reason, [], []) for the Python path.
 type Output = (
     Option<(ArrowTable, ArrowTable, ArrowTable, ArrowTable)>,
     i64,
     String,
+    Vec<u32>,
     Vec<u32>,
 );
 
@@ -72,12 +74,20 @@ fn output(result: Result<Columns, Fallback>, item_base: i64, ecan: bool) -> Outp
         Ok(mut c) => {
             let next = item_base + c.drawn;
             let declined = std::mem::take(&mut c.declined);
-            (Some(tables(c, ecan)), next, String::new(), declined)
+            let code_blocks = std::mem::take(&mut c.code_blocks);
+            (
+                Some(tables(c, ecan)),
+                next,
+                String::new(),
+                declined,
+                code_blocks,
+            )
         }
         Err(f) => (
             None,
             f.position as i64,
             format!("{:?}", f.reason),
+            Vec::new(),
             Vec::new(),
         ),
     }
@@ -387,6 +397,7 @@ fn flatten_objects(
                     None,
                     position as i64,
                     "not taken by the kernel".into(),
+                    Vec::new(),
                     Vec::new(),
                 ))
             }

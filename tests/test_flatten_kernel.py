@@ -10,6 +10,7 @@ cannot vouch for (NaN, Infinity, a letter whose lower case is Python's to decide
 from __future__ import annotations
 
 import collections
+import dataclasses
 import datetime
 import decimal
 import enum
@@ -279,7 +280,7 @@ def test_native_walk_leaves_deep_documents_to_python():
     try:
         deep = _nested(20_000, 1, lambda v: {"a": v})
         flat_n = flat.flatten_native([deep, {"ok": 1}])
-        tables, _, why, _ = _native.flatten_objects([deep, {"ok": 1}])
+        tables, _, why, *_ = _native.flatten_objects([deep, {"ok": 1}])
     finally:
         sys.setrecursionlimit(old)
     assert tables is None and why
@@ -329,6 +330,77 @@ def test_text_path_leaves_out_the_id_and_declines_what_python_decides():
                      b'{"a": "\\ud800"}',
                      b'{"a": 1', b'\xff', b'{"a": "\xea\x9f\x8b"}'):
         assert flat.flatten_texts([texts[2], declined]) is None, declined
+
+
+#: Pieces of a model's answer: fences, tags, line ends, JSON and not, and the characters where
+#: Python's Unicode rules could read a text differently from a byte scan.
+_ANSWER_PIECES = ["```", "````", "~~~", "`", "json", "JSON", "python", " ", "\t", "\n", "\r\n",
+                  "Here:", '{"a": 1}', '{"b": [{"c": "X"}]}', "[1]", "{", "}", '"', "\u00a0",
+                  "\ufeff", "NaN", "é", '{"d": 1e999}', "{}", "\x1c"]
+
+
+@st.composite
+def _fenced_answers(draw) -> str:
+    """Prose and one to three fenced blocks, each with a tag, a body and a closing line that
+    may or may not close it."""
+    text = ""
+    for _ in range(draw(st.integers(1, 3))):
+        fence = draw(st.sampled_from(["```", "````", "~~~", "~~~~"]))
+        close = draw(st.sampled_from([fence, fence + fence[0], " \t" + fence, fence[:-1],
+                                      fence + "x", fence + " ", fence + "\r"]))
+        text += "".join([
+            draw(st.sampled_from(["", "Here:\n", "a ", "{", '"', "\u00a0"])), fence,
+            draw(st.sampled_from(["", "json", "JSON", " json x", "python", "json`", "\u00a0json"])),
+            draw(st.sampled_from(["\n", "\r\n", ""])),
+            draw(st.sampled_from(['{"a": 1}', ' {"b": [{"c": "X"}]}\n', "[1]", "{", "{}",
+                                  '{"d": NaN}', "\u3000{}", '{"e": "```"}', '{"f": 1e999}'])),
+            draw(st.sampled_from(["\n", "\r\n", ""])), close,
+            draw(st.sampled_from(["", "\n", "\nDone.", "\r\n"])),
+        ])
+    return text
+
+
+def _read_answer(text: str) -> tuple[flat.Flattened, flat.Flattened | None]:
+    """The kernel's reading of an AIO answer text in the member ``out``, and the reference:
+    extract.py's extraction flattened by the Python walker (None: it found no object)."""
+    from jsoneval_polars.extract import extract_json
+
+    got = flat.flatten_texts([json.dumps({"id": "x", "out": text}).encode()], skip="id",
+                             content="out", text_content=True, lenient=True)
+    want = extract_json(text)
+    return got, want
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.lists(st.sampled_from(_ANSWER_PIECES), max_size=16).map("".join)
+       | _fenced_answers())
+@example(text="Sure!\n```json\n{\"a\": 1}\n```\nDone.")
+@example(text="```python\nx\n```\n~~~\n[1]\n~~~\n````JSON\r\n{\"a\": 1}\r\n````")
+def test_answer_texts_are_read_as_extract_reads_them(text):
+    """An answer text the kernel takes (SPEC §8's ``json`` or ``code_block``, src/fenced.rs) is
+    read as extract.py reads it: the same status, the same leaves, and nothing extract.py
+    would warn about. Every other text is declined for the Python path."""
+    got, want = _read_answer(text)
+    if got.declined:
+        return
+    assert want.status == ("code_block" if got.code_blocks else "json"), text
+    assert want.notes == ()
+    _check(dataclasses.replace(got, declined=[], code_blocks=[]),
+           flat.flatten_python([want.value]))
+
+
+def test_fenced_answers_are_read_by_the_kernel():
+    """The common fenced answers are the kernel's, not only declined safely."""
+    for text in ("Here is the invoice:\n```json\n{\"a\": 1}\n```",
+                 "~~~\n{\"a\": 1}\n~~~\nThanks", "```py\n1\n```\n```\n{\"a\": 1}\n```",
+                 "Hi\r\n```JSON\r\n{\"a\": 1}\r\n```"):
+        got, want = _read_answer(text)
+        assert (got.declined, got.code_blocks, want.status) == ([], [0], "code_block"), text
+    # (a closing fence followed by "\r" closes nothing: extract.py finds the object embedded)
+    for text in ('one line ```json {"a": 1}```', '```\n{"a": NaN}\n```', "no object",
+                 '```\r\n{"a": 1}\r\n```\r\n',
+                 '```\n\u3000{"a": 1}\n```', '\ufeff```\n{"a": 1}\n```'):
+        assert _read_answer(text)[0].declined == [0], text
 
 
 def test_spans_of_a_file_read_as_the_texts_they_hold(tmp_path):

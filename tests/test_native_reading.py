@@ -335,16 +335,19 @@ def test_metadata_holding_a_container_is_still_an_error_from_a_file(tmp_path):
 
 def _content_records(hostile: bool) -> tuple[list[dict], list[dict]]:
     """Records whose document is the member ``doc`` (GT) or ``out`` (AIO): objects, and AIO
-    JSON text that is one whole object; with ``hostile``, what the Python path decides too."""
+    JSON text that is one whole object or a fenced block of one; with ``hostile``, what the
+    Python path decides too."""
     gt, aio = [], []
     for i in range(60):
         document = {"name": f"Item {i}", "n": i / 4, "items": [{"a": i}, {"a": -i}]}
         gt.append({"doc_id": f"d{i}", "model": f"m{i % 3}", "doc": document})
         answer = {**document, "name": document["name"].upper()}
         out = json.dumps(answer) if i % 2 else answer
+        if i % 6 == 3:  # a fenced block of the model's answer (code_block)
+            out = f"Sure!\n```json\n{out}\n```\nAnything else?"
         aio.append({"doc_id": f"d{i}", "out": f"  {out}\n" if i % 4 == 1 else out})
     if hostile:
-        aio[3]["out"] = 'Sure!\n```json\n{"name": "ITEM 3"}\n```'  # code_block
+        aio[3]["out"] = 'Sure!\n```json\n{"name": "ITEM 3", "n": NaN}\n```'  # its note
         aio[5]["out"] = 'The answer is {"name": "Item 5", "n": 1.25}.'  # embedded
         aio[7]["out"] = "[1, 2]"  # no object: invalid
         aio[9]["out"] = '{"name": "x", "n": NaN}'  # json, with its note
@@ -364,7 +367,8 @@ def _content_records(hostile: bool) -> tuple[list[dict], list[dict]]:
 def test_content_fields_are_read_natively_as_python_reads_them(tmp_path, monkeypatch,
                                                                hostile):
     """The document in a member (``--gt-field``/``--aio-field``), an object or, on the AIO
-    side, JSON text that is one whole object, is read from the text by the kernel: the tables
+    side, JSON text that is one whole object or a fenced block of one (SPEC §8's json and
+    code_block), is read from the text by the kernel: the tables
     equal those of the same records as Python objects; plain batches never become Python
     documents; any other record (raw text needing extraction, no member, other kinds) sends
     its batch to the Python path, with the same rows."""
@@ -398,7 +402,7 @@ def test_content_fields_are_read_natively_as_python_reads_them(tmp_path, monkeyp
                            objects.errors.select(errors).sort(errors))
     statuses = set(objects.documents["aio_parse_status"].to_list())
     assert statuses == ({"json", "code_block", "embedded", "invalid", "missing"} if hostile
-                        else {"json"})
+                        else {"json", "code_block"})
 
 
 def test_a_declined_line_costs_only_its_pair_the_python_path(tmp_path, monkeypatch):

@@ -8,7 +8,8 @@ five in a fenced code block (which needs SPEC §8's extraction, the Python path'
     python benchmarks/options.py [--n 100000] [--data DIR] [--repeats 5] [--old REV]
 
 Each run is a ``python -m jsoneval_polars score`` process of its own, every table written as
-Parquet; its wall seconds, and its CPU seconds with its workers' (``wait4``). ``--old REV``
+Parquet; its wall seconds, and its CPU seconds with its children's (``wait4``: an older
+revision's worker processes). ``--old REV``
 checks REV out as a ``git worktree`` under /tmp and builds its extension there (cargo, about a
 minute the first time). The table gives medians, the ratio of this tree to the old one, the
 micro-F1 (the same documents in members score as the plain ones) and whether every run of a

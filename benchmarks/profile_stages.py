@@ -1,19 +1,16 @@
-"""Where the time goes: seconds per stage of one in-memory run, and the files driver with its
-worker pool against one process and against threads of one process (benchmarks/RESULTS.md,
-"Where the time goes (issue 11)").
+"""Where the time goes: seconds per stage of one in-memory run, and the files driver on one
+thread against a thread per core (benchmarks/RESULTS.md, "Where the time goes (issue 11)").
 
     python benchmarks/profile_stages.py --n 100000
-    python benchmarks/profile_stages.py --n 100000 --runs files-2,threads --repeats 3
+    python benchmarks/profile_stages.py --n 100000 --runs files-1,files-2 --repeats 3
 
 Data: benchmarks/generate.py (seed 0), generated into ``--data`` unless it is there already.
 Each configuration runs in a process of its own (``--one``), so one run's memory and
 collector state do not slow the next. Stages (seconds, wall clock in that process):
 read_parse (read both inputs, parse, pair: ``ingest.pair_inputs``), flatten, align, score,
 aggregate (``core.score_batch`` and the finish), write (``Result.write``, every table as
-Parquet). The files driver reports its wall time only (its workers' stage seconds overlap).
-``threads`` runs the files driver on a thread per core of this process, as it runs inputs below
-``stream.THREAD_BYTES`` (raised here for the run); ``--repeats`` alternates the runs and
-reports medians.
+Parquet). The files driver reports its wall time only (its threads' stage seconds overlap).
+``--repeats`` alternates the runs and reports medians.
 """
 
 from __future__ import annotations
@@ -43,8 +40,8 @@ def _data(n: int, root: Path) -> Path:
 
 
 def _cpu() -> float:
-    """CPU seconds of this process and its finished children (the pool's workers): on a
-    shared machine the wall clock also counts the time spent waiting for a core."""
+    """CPU seconds of this process and its finished children: on a shared machine the wall
+    clock also counts the time spent waiting for a core."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
         resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
@@ -61,13 +58,7 @@ def _one(kind: str, data: Path, out: Path) -> dict:
         result = evaluate(gt, aio)
         result.write(out)
         stages = dict(result.timings)
-    elif kind == "threads":  # the thread per core small inputs get, whatever the size
-        import jsoneval_polars.stream as stream
-
-        stream.THREAD_BYTES = 1 << 62
-        result = score_files(gt, aio, out)
-        stages = {}
-    else:  # "files-1": this process alone; "files-2": the spawn pool of 2 workers
+    else:  # "files-1": one thread; "files-2": two
         result = score_files(gt, aio, out, workers=int(kind.split("-")[1]))
         stages = {}
     wall, cpu = time.perf_counter() - started, _cpu() - cpu_started
@@ -82,8 +73,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=100_000, help="document pairs")
     ap.add_argument("--data", type=Path, default=HERE / "data", help="generated data root")
     ap.add_argument("--runs", default="memory,files-1,files-2",
-                    help="comma-separated: memory, files-1 (one process), files-2 (pool), "
-                    "threads (a thread per core)")
+                    help="comma-separated: memory, files-N (the files driver on N threads)")
     ap.add_argument("--repeats", type=int, default=1,
                     help="runs of each kind, alternating; medians reported")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one kind, print JSON
@@ -115,7 +105,7 @@ def main() -> None:
             print(f"| {s} | {st.get(s, 0.0):.2f} | {st.get(s, 0.0) / total:.0%} |")
         print(f"| total (stages) | {total:.2f} | |\n")
     print("| run | wall s (median; each run) | CPU s | docs/s (wall) "
-          "| peak RSS MB (process + largest worker) | micro-F1 |\n|---|---:|---:|---:|---:|---:|")
+          "| peak RSS MB | micro-F1 |\n|---|---:|---:|---:|---:|---:|")
     for kind, r in results.items():
         walls = ", ".join(f"{d['wall']:.2f}" for d in runs[kind])
         print(f"| {kind} | {r['wall']:.2f} ({walls}) | {r['cpu']:.1f} "

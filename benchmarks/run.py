@@ -3,9 +3,9 @@
     python benchmarks/run.py --sizes 10000,100000,1000000 --repeats 3 [--peers-n 200]
 
 Each measurement runs in a fresh subprocess; peak memory is the sum of the resident sizes of
-that process and its workers, sampled every 50 ms. The engine runs two ways: streaming
-(``stream.score_files``, a process per core: what ``jsoneval score`` does with NDJSON) and in
-memory (``evaluate`` + ``Result.write``, one process). Beside them, in the same run and on the
+that process and its children, sampled every 50 ms. The engine runs two ways: streaming
+(``stream.score_files``, a thread per core: what ``jsoneval score`` does with NDJSON) and in
+memory (``evaluate`` + ``Result.write``, a thread per core). Beside them, in the same run and on the
 same data: the two yardsticks (the lean per-document loop of issue 11, lean_loop.py, and the
 fuller baseline.py) and two floors (parse-only: every line of both files parsed, nothing else;
 write-only: the engine's result tables written as Parquet, nothing else). The streaming engine
@@ -273,8 +273,8 @@ def measure_peers(n: int, python: Path) -> list[dict]:
 
 
 ENGINE_NAMES = {
-    "stream": "the default `jsoneval score` on NDJSON (`stream.score_files`: a worker process "
-              "per core, threads of one process for inputs up to 64 MB)",
+    "stream": "the default `jsoneval score` on NDJSON (`stream.score_files`: a thread per "
+              "core, one process)",
     "memory": "in memory, 1 process (`evaluate` + `write`, a thread per core)",
 }
 YARDSTICKS = {
@@ -366,9 +366,8 @@ def report(rows: list[dict], peers: list[dict], repeats: int) -> str:
             continue
         stage_names = list(measured[0]["engines"][name]["stages"])
         lines += [f"Time per stage, {name} (median seconds"
-                  + ("; summed over the workers' batches, so they add up to about twice the "
-                     "wall time" if name == "stream" else "; the batch stages summed over its "
-                     "threads") + "):", ""]
+                  + "; the batch stages summed over its threads, so they add up to about "
+                  "twice the wall time" + "):", ""]
         lines.append("| documents | " + " | ".join(stage_names) + " |")
         lines.append("|---:|" + "---:|" * len(stage_names))
         for r in measured:

@@ -6,7 +6,7 @@ Generates the set into benchmarks/data/<n>-shuffled/ when missing (10M pairs: ~1
 in the repository; each file in its own random order, ``generate.py --shuffle``, so pairs meet
 anywhere in the files; ``--sorted`` uses benchmarks/data/<n>/ in id order), runs ``jsoneval
 score`` in a subprocess and prints, every 30 s and at the end, the batches written so far and
-the peak resident memory of the process and its workers (sampled every 50 ms). Ends with one
+the peak resident memory of the process and its children (sampled every 50 ms). Ends with one
 JSON line: seconds, docs/s, peak RSS, micro-F1.
 """
 

@@ -8,10 +8,9 @@ from .exits import interrupted
 
 
 #: NumPy's OpenBLAS starts a thread per core on import, and each spins for about 2^28 cycles
-#: (0.1 s) waiting for work before it sleeps: CPU taken from the worker processes as they
-#: start. 2^4 cycles: the threads sleep at once and still multiply --bootstrap's matrices
-#: (the workers have none: OPENBLAS_NUM_THREADS=1). A user's own setting wins (DECISIONS
-#: 116).
+#: (0.1 s) waiting for work before it sleeps: CPU taken from the run's first batches. 2^4
+#: cycles: the threads sleep at once and still multiply --bootstrap's matrices. A user's own
+#: setting wins (DECISIONS 116).
 QUIET_BLAS_THREADS = ("OPENBLAS_THREAD_TIMEOUT", "4")
 
 
@@ -35,8 +34,14 @@ def main() -> int:
         from .cli import main as run
     except KeyboardInterrupt:
         return interrupted()
+    # Polars took SIGINT over as it loaded (chaining to the handler above) to raise
+    # KeyboardInterrupt inside whichever thread is in a Polars call: a batch thread then
+    # stopped part way through Polars' own conversions, which can panic and print a Rust
+    # backtrace. Given back to Python, a Ctrl-C reaches the main thread alone, which stops
+    # the run once the batches under way end (DECISIONS 119).
+    signal.signal(signal.SIGINT, signal.getsignal(signal.SIGINT))
     return run(sys.argv[1:])
 
 
-if __name__ == "__main__":  # worker processes (spawn) import this module without running it
+if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,11 +1,11 @@
-"""Batches scored on a pool and taken in order: threads of this process (the table and
-in-memory drivers, small NDJSON inputs) or the NDJSON driver's worker processes.
+"""Batches scored on threads of this process and taken in order, for every driver (in memory,
+tables, NDJSON files).
 
-A batch spends most of its time in the native kernel and in Polars, which release the GIL, so
-two threads keep two cores busy without the worker processes of the NDJSON driver (stream.py):
-no imports per worker and no copy of the batch's texts to another process, which a table in
-memory or its spill would otherwise need. Results come back in the order of the batches, so
-a run's tables and error rows do not depend on the threads (docs/DECISIONS.md 100).
+A batch spends most of its time in the native kernel, Polars and pyarrow, which release the
+GIL, so two threads keep two cores busy without worker processes: no imports per worker, no
+copy of the batch's texts to another process and no second copy of the libraries in memory
+(docs/DECISIONS.md 100, 119). Results come back in the order of the batches, so a run's
+tables and error rows do not depend on the threads.
 """
 
 from __future__ import annotations
@@ -136,8 +136,8 @@ class InlinePool:
 
 def in_order(pool: Any, score: Callable[[int, Part], Scored], parts: Iterable[Part],
              ahead: int) -> Iterator[tuple[Part, Scored]]:
-    """``(part, score(number, part))`` of each part, ``score`` run on ``pool`` (threads,
-    worker processes or this thread), yielded in the parts' order; at most ``ahead`` parts
+    """``(part, score(number, part))`` of each part, ``score`` run on ``pool`` (threads or
+    this thread), yielded in the parts' order; at most ``ahead`` parts
     are in flight, so memory holds a few batches whatever the pool."""
     in_flight: collections.deque = collections.deque()
     for number, part in enumerate(parts):

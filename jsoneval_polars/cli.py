@@ -101,8 +101,8 @@ _opt = click.option
 @_opt("--stream", is_flag=True,
       help="deprecated, no effect: NDJSON inputs are always scored in batches")
 @_opt("--workers", type=int,
-      help="processes scoring NDJSON inputs, threads scoring Parquet/Arrow inputs (default: "
-      "one per core; this one for small inputs)")
+      help="threads scoring the batches (default: one per core; one with --semantic-scorer "
+      "embedding or --semantic-cache)")
 @_opt("--batch-size", type=int, default=STREAM_BATCH_SIZE, show_default=True,
       help="document pairs per batch: bounds the memory")
 @_opt("--strict", is_flag=True, help="stop at the first bad record (exit 1)")

@@ -235,7 +235,8 @@ class RunWriter:
     Use as a context manager: leaving it by an exception discards the staging folder, and
     ``out`` too when this run made it and nothing else was put in it (a failed first run
     leaves no empty results directory behind).
-    Workers of other processes may write parts into :attr:`staging` with :func:`write_part`.
+    Batches on other threads (or processes) may write parts into :attr:`staging` with
+    :func:`write_part`.
     """
 
     def __init__(self, out: str | Path, *, partition_by: str | None = None) -> None:

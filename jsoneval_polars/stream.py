@@ -1,24 +1,24 @@
 """The files driver: NDJSON files of any size, in memory bounded by the batch size.
 
 :func:`evaluate` holds every parsed document of a run at once. :func:`score_files` instead
-works in two passes over the files, spread over ``spawn`` worker processes (forking after Polars
-has started its threads can deadlock); small inputs are scored on threads of this process:
+works in two passes over the files, on threads of this process (a thread per core: the kernel,
+Polars and pyarrow do most of a batch without the GIL; DECISIONS 119):
 
-1. *scan*: each worker parses a byte range of a file and returns, per record, only its line,
+1. *scan*: each thread parses a byte range of a file and returns, per record, only its line,
    byte offset, length and doc_id (and the error rows of lines that are not records); a JSON
-   array or a file of pretty-printed objects is scanned from its start by one worker, a
-   chunk at a time (:func:`ingest.scan_whole_file`). The main
-   process hands them to a :class:`pair_plan.PairPlan`, which pairs the ids with
+   array or a file of pretty-printed objects is scanned from its start by one thread, a
+   chunk at a time (:func:`ingest.scan_whole_file`). The run
+   hands them to a :class:`pair_plan.PairPlan`, which pairs the ids with
    :func:`ingest.pair_records`, the pairing every driver uses: at once for small inputs, in
    hash buckets spilled to disk beyond a million records a side, so memory does not grow with
    the input. The plan is cut into batches bucket by bucket, a few batches in flight per
-   worker.
-2. *score*: each worker reads the records of one batch back by offset
+   thread.
+2. *score*: each thread reads the records of one batch back by offset
    (:func:`ingest.read_records_at`), pairs them (:func:`ingest.build_pairs`), runs the batch
    core (:func:`core.score_batch`), writes the batch's per-document tables as parts of the
    results layout (layout.py) and returns its run state and error rows.
 
-The main process merges the states and finishes them (:func:`rates.finish`), exactly as
+The run merges the states and finishes them (:func:`rates.finish`), exactly as
 :func:`evaluate` does, so the tables equal a whole-dataset run (tests/test_drivers.py); only
 the order of rows differs (scan and pairing errors first, then each batch's; spilled, the
 documents come bucket by bucket). Parsing twice costs
@@ -30,15 +30,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import gc
 import itertools
-import multiprocessing
-import os
-import signal
-import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -78,17 +73,14 @@ from .results import ResultTables, read_results
 from .schemas import ERRORS
 from .scorers import Scorer
 
-# pairs per batch: 1M shuffled pairs on 2 workers peak at 1.27 GB in all with 8k, 1.43-1.55 GB
-# with 10k, 2.2 GB with 20k, at the same speed; 10M peaks where 1M does (benchmarks/scale.py)
+# pairs per batch: 1M shuffled pairs on 2 worker processes peaked at 1.27 GB in all with 8k,
+# 1.43-1.55 GB with 10k, 2.2 GB with 20k, at the same speed; 10M peaks where 1M does
+# (benchmarks/scale.py)
 STREAM_BATCH_SIZE = 8_000
 # scan task size: large enough to amortize a task, small for balance; and below glibc's
 # largest mmap threshold (32 MB), so a task's buffer is reused from the heap where a 32 MB one
 # was mapped and faulted in afresh each time (a 96 MB file scanned in 0.24-0.32 s against 0.36)
 CHUNK_BYTES = 16 << 20
-# inputs this small are scored on threads of this process: starting worker processes (their
-# imports) costs more than the GIL does on fewer than about 50k pairs (DECISIONS 101)
-THREAD_BYTES = 64 << 20
-
 
 def score_files(
     gt: str | Path,
@@ -115,13 +107,13 @@ def score_files(
     results directory ``out`` (layout.py) and open it.
 
     Same inputs and meaning as :func:`evaluate` for those files; ``safety`` is a mapping or a
-    (doc_id, safety) table, or a picklable callable; ``semantic_scorer`` must be picklable (it
-    runs in the workers). ``by`` adds ``attributes_by/``; ``partition_by`` writes Hive
-    folders, as :meth:`Result.write`. ``workers`` processes (default: one per core, or this
-    process alone when the inputs are small) parse and score; each holds one batch of at most
-    ``batch_size`` document pairs at a time (batches are evened out over the workers).
-    ``bootstrap``/``seed`` add intervals as in :func:`evaluate`, from the per-document
-    ``counts`` and ``documents`` parts the workers wrote; ``confidence`` adds the
+    (doc_id, safety) table, or a callable. ``by`` adds ``attributes_by/``; ``partition_by``
+    writes Hive folders, as :meth:`Result.write`. ``workers`` threads (default one per core;
+    one with a semantic scorer of the user's own, as in :func:`evaluate`) parse and score;
+    each holds one batch of at most ``batch_size`` document pairs at a time (batches are
+    evened out over the threads). ``bootstrap``/``seed`` add intervals as in
+    :func:`evaluate`, from the per-document ``counts`` and ``documents`` parts the batches
+    wrote; ``confidence`` adds the
     ``calibration`` table as in :func:`evaluate`, from the ``fields`` parts.
     """
     cfg = parse_config(config)
@@ -138,16 +130,13 @@ def score_files(
     with contextlib.ExitStack() as run:
         # a compressed input is read through a decompressed copy beside the spill
         files, names = run.enter_context(plain_copies(inputs, spill_parent))
-        small = sum(p.stat().st_size for p in files.values()) <= THREAD_BYTES
-        threads = workers is None and small
-        workers = threads_for(workers, semantic_scorer) if threads else max(
-            1, workers or os.cpu_count() or 1)
+        workers = threads_for(workers, semantic_scorer)
         pairing = run.enter_context(PairPlan(spill_parent))
         writer = run.enter_context(RunWriter(out, partition_by=partition_by))
-        pool = run.enter_context(thread_pool(workers) if threads else _pool(workers))
+        pool = run.enter_context(thread_pool(workers))
         clock.start("scan")
-        # an NDJSON file is scanned in byte ranges on every worker; a JSON array or
-        # pretty-printed objects by one worker from its start (where a record ends is known
+        # an NDJSON file is scanned in byte ranges on every thread; a JSON array or
+        # pretty-printed objects by one thread from its start (where a record ends is known
         # only from there)
         fields = {"gt": gt_field, "aio": aio_field}
         whole_scans = {side: pool.submit(scan_whole_file, str(files[side]), side, id_field,
@@ -156,7 +145,7 @@ def score_files(
         chunks = {side: ([], 0) if side in whole_scans else _chunks(files[side], pool)
                   for side in SIDES}
         # submitted alternately and taken in that order, so that finished chunks do not wait
-        # long in this process; each side's chunks reach the plan in line order
+        # long; each side's chunks reach the plan in line order
         scans = [*whole_scans.items()] + [
             (side, pool.submit(scan_ndjson, str(files[side]), side, start, stop, first_line,
                                id_field, fields[side], strict))
@@ -191,7 +180,7 @@ def score_files(
         states = [run_state(errors=scan_errors, n_read=n_read)]
         error_parts = [scan_errors]
         done = 0
-        # a few batches in flight per worker: the plan is read bucket by bucket, never whole
+        # a few batches in flight per thread: the plan is read bucket by bucket, never whole
         plans = _batch_plans(pairing, n_pairs, batch_size, workers, safety_table)
         for plan, (state, batch_errors, laps) in in_order(pool, task, plans, 2 * workers):
             done += plan.height
@@ -201,7 +190,7 @@ def score_files(
             if len(states) >= 64:  # states are small, but 10M pairs make 1,000 batches
                 states = [merge_states(states)]
             error_parts.append(batch_errors)
-            clock.add(laps)  # worker seconds, summed over batches
+            clock.add(laps)  # thread seconds, summed over batches
         t = time.perf_counter()
         _finish_run(writer, states, error_parts, cfg, metadata=metadata, by=by,
                     partition_by=partition_by, bootstrap=bootstrap, seed=seed,
@@ -276,7 +265,7 @@ def score_tables(
 
         def score_part(number: int, rows: pl.DataFrame) -> tuple[RunState, pl.DataFrame, dict]:
             t = time.perf_counter()
-            with collector_paused():  # as in a worker's batch: the collector runs after it
+            with collector_paused():  # as in a files batch: the collector runs after it
                 pairs = read(rows)
                 if safety is not None:
                     pairs = pairs.with_safety(safety)
@@ -350,7 +339,7 @@ def _finish_run(writer: RunWriter, states: list[RunState], error_parts: list[pl.
 def _batch_plans(pairing: PairPlan, n_pairs: int, batch_size: int, workers: int,
                  safety_table: pl.DataFrame | None) -> Iterator[pl.DataFrame]:
     """The pair plan cut into batches, bucket by bucket (each bucket's batches evened out over
-    the workers); no pairs at all: one empty batch, which still writes every table with its
+    the threads); no pairs at all: one empty batch, which still writes every table with its
     schema."""
     for plan in pairing.plans():
         if safety_table is not None:
@@ -377,90 +366,12 @@ def _safety_table(safety: Any) -> pl.DataFrame | None:
     return safety.select(pl.col("doc_id").cast(pl.String), pl.col("safety").alias("_safety"))
 
 
-#: Thread pools a worker process sizes to one thread as it starts.
-_ONE_THREAD = {"POLARS_MAX_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-#: The kernel's allocator in a worker keeps the pages its batches free (mimalloc's default
-#: hands them back to the system 10 ms after a free, and the next batch faults them in again,
-#: zeroed). A worker ends with the run, so the pages are not held past it; a user's own
-#: setting wins (docs/DECISIONS.md 84).
-_KEEP_FREED_PAGES = "MIMALLOC_PURGE_DELAY"
-
-
-@contextlib.contextmanager
-def _pool(workers: int) -> Iterator[ProcessPoolExecutor | InlinePool]:
-    if workers == 1:
-        yield InlinePool()
-        return
-    # One Polars thread per worker: the workers themselves fill the cores. And no OpenBLAS
-    # threads (numpy starts them on import; they spun for 2 % of a run's CPU, measured with
-    # perf, and nothing here multiplies matrices). Workers start on demand, so the variables
-    # stay set while the pool lives (the parent's libraries have already sized their own
-    # thread pools, and its allocator read its options, and do not read them again).
-    settings = {**_ONE_THREAD, _KEEP_FREED_PAGES: os.environ.get(_KEEP_FREED_PAGES, "-1")}
-    previous = {name: os.environ.get(name) for name in settings}
-    os.environ.update(settings)
-    try:
-        # the workers get this process's recursion limit (IPython, for one, raises it), so a
-        # deep document is scored or refused exactly as evaluate() in this process would
-        pool = ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_worker_init, initargs=(sys.getrecursionlimit(),),
-        )
-        _start_ignoring_ctrl_c(pool, workers)
-        try:
-            yield pool
-        except BaseException:
-            # Ctrl-C or an error: stop now rather than after the batches under way (seconds);
-            # the executor has no public way to end its workers. Its thread is joined here,
-            # where a second Ctrl-C is one more KeyboardInterrupt, not at the interpreter's
-            # exit, where it printed tracebacks
-            for process in list((pool._processes or {}).values()):
-                process.terminate()
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
-    finally:
-        for name, value in previous.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-def _start_ignoring_ctrl_c(pool: ProcessPoolExecutor, workers: int) -> None:
-    """Start every worker now with SIGINT blocked: a process inherits the signal mask, so
-    Ctrl-C during a worker's start (its imports take about a second, before the initializer
-    runs) reaches no worker and prints no traceback. Blocked, not ignored, in this process: a
-    Ctrl-C meanwhile stays pending and interrupts the run as soon as the mask is restored (an
-    ignored one was lost, and the run went on: seen under load in CI)."""
-    if not hasattr(signal, "pthread_sigmask"):
-        return  # not POSIX
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        for _ in range(workers):  # no worker is idle yet: each submit spawns one
-            pool.submit(int)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def _worker_init(recursion_limit: int) -> None:
-    # Ctrl-C reaches every process of the terminal's process group: the parent handles it
-    # (and ends the workers), so a worker prints no traceback of its own
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    sys.setrecursionlimit(recursion_limit)
-    # the workers are the parallelism: one kernel thread each (set before its pool starts)
-    os.environ["RAYON_NUM_THREADS"] = "1"
-    # the modules imported so far live as long as the worker: the collector need not walk them
-    # (without this, each worker of a 100k run made one full pass of 14-18 ms over them)
-    gc.freeze()
-
-
 def _chunks(
-    path: Path, pool: ProcessPoolExecutor | ThreadPoolExecutor | InlinePool
+    path: Path, pool: ThreadPoolExecutor | InlinePool
 ) -> tuple[list[tuple[int, int, int]], int]:
     """(start, stop, first line number) of byte ranges that end at a line end, and the number
-    of lines. The lines are counted by the workers: reading the file here (or mapping it) would
-    add its size to this process's resident memory."""
+    of lines, counted on the pool's threads a range at a time: reading the whole file at once
+    (or mapping it) would add its size to the resident memory."""
     total, size = path.stat().st_size, CHUNK_BYTES
     bounds = []
     with open(path, "rb") as f:
@@ -503,7 +414,7 @@ def _count_lines(path: str, start: int, stop: int) -> int:
 
 
 class _BatchTask:
-    """Score one batch of the pair plan in a worker: read its pairs back
+    """Score one batch of the pair plan on a thread: read its pairs back
     (:func:`ingest.read_pairs`), run the core, write its per-document tables as parts; return
     its state, error rows and times."""
 

@@ -94,7 +94,7 @@ def score_cli(docs: Documents, config: dict, tmp_path: Path) -> Run:
 
 
 def score_files_driver(docs: Documents, config: dict, tmp_path: Path) -> Run:
-    """Two worker processes and batches of 7 pairs: pairs meet across batches."""
+    """Two batch threads and batches of 7 pairs: pairs meet across batches."""
     gt = _ndjson(tmp_path / "gt.ndjson", _records(docs, "gt"))
     aio = _ndjson(tmp_path / "aio.ndjson", _records(docs, "aio"))
     return Run.of(score_files(gt, aio, tmp_path / "out", config=config, safety=_safety(docs),

@@ -1,4 +1,4 @@
-"""The files driver (stream.score_files): batches, scan chunks and worker processes give the
+"""The files driver (stream.score_files): batches, scan chunks and batch threads give the
 tables of a whole-dataset evaluate() (compared by driver_runs.assert_same_run), messy input
 included; the results directory is replaced whole or not at all; ``--stream`` is a no-op.
 """
@@ -6,7 +6,6 @@ included; the results directory is replaced whole or not at all; ``--stream`` is
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -66,9 +65,9 @@ def test_stream_messy_input_and_metadata(messy, tmp_path):
     assert_same_files_run(evaluate(gt, aio), streamed)
 
 
-def test_stream_workers_share_the_recursion_limit(messy, tmp_path):
+def test_stream_threads_share_the_recursion_limit(messy, tmp_path):
     """IPython raises the limit to 3000: the 1,100-deep document is then scorable here, and the
-    spawned workers must agree."""
+    batch threads must agree (their stacks hold it)."""
     previous = sys.getrecursionlimit()
     sys.setrecursionlimit(3000)
     try:
@@ -91,7 +90,6 @@ def test_stream_pairs_in_spilled_buckets(shuffled, tmp_path, monkeypatch, bucket
     records without an id, one-sided documents), the pairing error rows in the same order as
     pairing at once, and leave no spill files."""
     monkeypatch.setattr(stream, "CHUNK_BYTES", 20_000)
-    monkeypatch.setattr(stream, "THREAD_BYTES", 20_000)  # workers, as for large inputs
     gt, aio = shuffled
     at_once = score_files(gt, aio, tmp_path / "at_once", config=CONFIG, batch_size=50)
     spills = []
@@ -254,33 +252,6 @@ def test_cli_stream_is_a_deprecated_no_op(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "--stream is deprecated and has no effect" in proc.stderr
     assert json.loads(proc.stdout) == json.loads(plain.stdout)
-
-
-def test_workers_start_with_one_thread_per_pool_and_the_parent_keeps_its_settings(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setenv("POLARS_MAX_THREADS", "7")
-    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
-    with stream._pool(2) as pool:
-        seen = [pool.submit(os.getenv, name).result()
-                for name in ("POLARS_MAX_THREADS", "OPENBLAS_NUM_THREADS")]
-    assert seen == ["1", "1"]
-    assert os.environ["POLARS_MAX_THREADS"] == "7"
-    assert "OPENBLAS_NUM_THREADS" not in os.environ
-
-
-@pytest.mark.parametrize("own", [None, "25"])
-def test_workers_keep_the_pages_they_free_unless_the_user_says(monkeypatch, own):
-    """DECISIONS 84: the workers' allocator never hands freed pages back (mimalloc's
-    purge_delay -1), a user's setting wins, and the parent keeps its environment."""
-    if own is None:
-        monkeypatch.delenv("MIMALLOC_PURGE_DELAY", raising=False)
-    else:
-        monkeypatch.setenv("MIMALLOC_PURGE_DELAY", own)
-    with stream._pool(2) as pool:
-        seen = {pool.submit(os.getenv, "MIMALLOC_PURGE_DELAY").result() for _ in range(4)}
-    assert seen == {own or "-1"}
-    assert os.getenv("MIMALLOC_PURGE_DELAY") == own
 
 
 def test_a_pool_keeps_the_kernels_freed_pages_while_it_lasts(monkeypatch):

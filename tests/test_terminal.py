@@ -142,7 +142,7 @@ def test_ctrl_c_while_the_libraries_load_is_the_same_one_line():
 @pytest.mark.parametrize("own", [None, "9"])
 def test_the_command_quiets_openblas_threads_before_numpy_loads_unless_the_user_says(own):
     """NumPy's OpenBLAS threads spun for about 0.1 s of CPU each after the import, taken from
-    the worker processes as they start (3.5 % of a 100k run's CPU). OpenBLAS reads its
+    the run's first batches (3.5 % of a 100k run's CPU). OpenBLAS reads its
     settings as it loads, so the command must set the timeout before NumPy is imported."""
     spy_on_numpy = (
         "import os, sys\n"

@@ -475,27 +475,28 @@ fn value_node<'a>(v: &Bound<'_, PyAny>, depth: usize) -> Option<Node<'a>> {
 
 /// What a scan hands to Python: (line, offset, length, doc_id, has_id) of each record, by line
 /// index from 0, then the indices of the lines for the Python path and their (offset, length).
-type ScanColumns = (
-    Vec<i64>,
-    Vec<i64>,
-    Vec<i64>,
-    Vec<Option<String>>,
-    Vec<bool>,
-    Vec<i64>,
-    Vec<(i64, i64)>,
-);
+/// A scan's records (line, offset, length, doc_id, has_id; lines from 0 in the chunk) as an
+/// Arrow table, built without the GIL, and the lines left to the Python path with their
+/// (offset, length): few, and Python lists.
+type ScanColumns = (ArrowTable, Vec<i64>, Vec<(i64, i64)>);
 
-fn scan_columns(s: Scanned) -> ScanColumns {
-    let (line, offset, length, doc_id) = (s.line, s.offset, s.length, s.doc_id);
-    (
-        line,
-        offset,
-        length,
-        doc_id,
-        s.has_id,
-        s.fallback,
-        s.fallback_span,
-    )
+fn scan_table(s: Scanned) -> (RecordBatch, Vec<i64>, Vec<(i64, i64)>) {
+    let mut ids = StringViewBuilder::with_capacity(s.doc_id.len());
+    for id in &s.doc_id {
+        ids.append_option(id.as_deref());
+    }
+    let table = batch(vec![
+        ("line", Arc::new(Int64Array::from(s.line)) as ArrayRef),
+        ("offset", Arc::new(Int64Array::from(s.offset))),
+        ("length", Arc::new(Int64Array::from(s.length))),
+        ("doc_id", Arc::new(ids.finish())),
+        ("has_id", Arc::new(BooleanArray::from(s.has_id))),
+    ]);
+    (table, s.fallback, s.fallback_span)
+}
+
+fn scan_columns((batch, fallback, spans): (RecordBatch, Vec<i64>, Vec<(i64, i64)>)) -> ScanColumns {
+    (ArrowTable { batch }, fallback, spans)
 }
 
 /// The ids of the NDJSON lines in `data` ([`ScanColumns`]; with a `content` member, a record
@@ -509,7 +510,19 @@ fn scan_lines(
     content: Option<&str>,
 ) -> ScanColumns {
     let bytes = data.as_bytes();
-    scan_columns(py.detach(|| scan(bytes, id_field, content)))
+    scan_columns(py.detach(|| scan_table(scan(bytes, id_field, content))))
+}
+
+/// The line ends in bytes `[start, stop)` of the file at `path`, counted without the GIL, so
+/// the files driver's threads count their ranges side by side.
+#[pyfunction]
+fn count_line_ends(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    start: u64,
+    stop: u64,
+) -> PyResult<u64> {
+    Ok(py.detach(|| crate::scan::count_line_ends(&path, start, stop))?)
 }
 
 /// The records of one chunk of a JSON-array file, or (`objects`) of a file of pretty-printed
@@ -534,10 +547,13 @@ fn scan_records(
     let expect = *Expect::ALL
         .get(expect)
         .ok_or_else(|| value_error(format!("no such state of a split: {expect}")))?;
-    let scanned = py.detach(|| scan_values(bytes, expect, last, objects, id_field, content));
-    Ok(scanned.map(|(s, consumed, next, n)| {
+    let scanned = py.detach(|| {
+        scan_values(bytes, expect, last, objects, id_field, content)
+            .map(|(s, consumed, next, n)| (scan_table(s), consumed, next, n))
+    });
+    Ok(scanned.map(|(table, consumed, next, n)| {
         let code = Expect::ALL.iter().position(|e| *e == next).unwrap_or(0);
-        (scan_columns(s), consumed, code, n)
+        (scan_columns(table), consumed, code, n)
     }))
 }
 
@@ -1414,6 +1430,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(unreadable_texts, m)?)?;
     m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
     m.add_function(wrap_pyfunction!(scan_records, m)?)?;
+    m.add_function(wrap_pyfunction!(count_line_ends, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
     m.add_function(wrap_pyfunction!(match_items, m)?)?;
     m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;

@@ -814,8 +814,8 @@ def test_pretty_printed_objects_split_where_each_object_ends(objects, indent, ga
     found = [(line, value.strip().decode()) for line, value in object_texts(text.encode())]
     assert found == expected
     data = text.encode()
-    scanned = _native.scan_records(data, 0, True, "doc_id", objects=True)[0]
-    line, offset, length, _, _, declined, spans = scanned
+    table, declined, spans = _native.scan_records(data, 0, True, "doc_id", objects=True)[0]
+    line, offset, length = pl.DataFrame(table).select("line", "offset", "length")
     native = sorted([*zip(line, zip(offset, length, strict=True), strict=True),
                      *zip(declined, spans, strict=True)])
     assert [(n + 1, data[a:a + k].decode()) for n, (a, k) in native] == expected

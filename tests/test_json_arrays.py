@@ -65,7 +65,8 @@ def test_the_elements_found_are_those_json_reads():
         assert json.loads(data.removeprefix(b"\xef\xbb\xbf")) == values
         scanned = _native.scan_records(data, 0, True, "doc_id")  # the whole file at once
         assert scanned is not None, text
-        line, offset, length, _, _, declined, spans = scanned[0]
+        table, declined, spans = scanned[0]
+        line, offset, length = pl.DataFrame(table).select("line", "offset", "length")
         found = sorted([*zip(line, zip(offset, length, strict=True), strict=True),
                         *zip(declined, spans, strict=True)])
         assert [json.loads(data[a:a + n]) for _, (a, n) in found] == values

@@ -301,7 +301,7 @@ def report(rows: list[dict], peers: list[dict], repeats: int) -> str:
         "run by run against the yardstick run beside it). Data: `benchmarks/generate.py`, seed 0, "
         "invoice-like pairs (~1 KB, ~38 leaves, 0–8 line items). End to end: NDJSON in, every "
         "result table (the full `fields` table included) written as Parquet. Config: the bundled "
-        "sample config. Peak RSS is the sum over the process and its workers, sampled every "
+        "sample config. Peak RSS is the sum over the process and its children, sampled every "
         "50 ms.",
         "",
         ("| documents | engine | runs | engine docs/s | lean loop docs/s | baseline docs/s | "

@@ -39,7 +39,9 @@ def main() -> int:
     # stopped part way through Polars' own conversions, which can panic and print a Rust
     # backtrace. Given back to Python, a Ctrl-C reaches the main thread alone, which stops
     # the run once the batches under way end (DECISIONS 119).
-    signal.signal(signal.SIGINT, signal.getsignal(signal.SIGINT))
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is not None:  # None: a handler from outside Python, left as it is
+        signal.signal(signal.SIGINT, handler)
     return run(sys.argv[1:])
 
 

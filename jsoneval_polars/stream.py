@@ -82,6 +82,7 @@ STREAM_BATCH_SIZE = 8_000
 # was mapped and faulted in afresh each time (a 96 MB file scanned in 0.24-0.32 s against 0.36)
 CHUNK_BYTES = 16 << 20
 
+
 def score_files(
     gt: str | Path,
     aio: str | Path,
@@ -174,9 +175,10 @@ def score_files(
                                errors)
         scan_errors = pl.DataFrame(rows + errors.rows, schema=ERRORS)
         clock.lap("scan", next_stage="score")
-        task = _BatchTask(files, cfg, (gt_field, aio_field), metadata, str(writer.staging),
-                          strict, partition_by, semantic_scorer,
-                          safety if callable(safety) else None)
+        task = functools.partial(
+            _score_plan, files=files, config=cfg, fields=(gt_field, aio_field),
+            metadata=metadata, staging=writer.staging, strict=strict, partition_by=partition_by,
+            scorer=semantic_scorer, safety=safety if callable(safety) else None)
         states = [run_state(errors=scan_errors, n_read=n_read)]
         error_parts = [scan_errors]
         done = 0
@@ -419,47 +421,34 @@ def _count_lines(path: str, start: int, stop: int) -> int:
     return count
 
 
-class _BatchTask:
-    """Score one batch of the pair plan on a thread: read its pairs back
+def _score_plan(number: int, plan: pl.DataFrame, *, files: dict[str, Path], config: Config,
+                fields: tuple[str | None, str | None], metadata: list[str], staging: Path,
+                strict: bool, partition_by: str | None, scorer: Scorer | str | None,
+                safety: Callable | None) -> tuple[RunState, pl.DataFrame, dict]:
+    """Score batch ``number`` of the pair plan on a thread: read its pairs back
     (:func:`ingest.read_pairs`), run the core, write its per-document tables as parts; return
     its state, error rows and times."""
-
-    def __init__(self, files: dict[str, Path], config: Config,
-                 fields: tuple[str | None, str | None], metadata: list[str], staging: str,
-                 strict: bool, partition_by: str | None, scorer: Scorer | str | None,
-                 safety: Callable | None) -> None:
-        self.files, self.config, self.fields, self.metadata = files, config, fields, metadata
-        self.staging, self.strict, self.partition_by = staging, strict, partition_by
-        self.scorer, self.safety = scorer, safety
-
-    def __call__(self, number: int, plan: pl.DataFrame) -> tuple[RunState, pl.DataFrame, dict]:
-        t = time.perf_counter()
-        cfg = self.config
-        # paused for the whole batch, so the collector's next pass comes after its documents
-        # are freed instead of walking all of them (measured: 0.2 s per 20k-document batch)
-        with collector_paused():
-            pairs = read_pairs(
-                plan, self.files, id_field=cfg.id_field, fields=self.fields,
-                metadata=self.metadata, strict=self.strict,
-                empty_containers_are_null=cfg.empty_containers_are_null,
-                native=not needs_documents(cfg, self.safety),
-            )
-            if self.safety is not None:
-                pairs = pairs.with_safety(self.safety)
-            elif "_safety" in plan.columns:
-                known = plan.filter(pl.col("_safety").is_not_null())
-                pairs = pairs.with_safety(dict(zip(known["doc_id"], known["_safety"],
-                                                   strict=True)))
-            read = time.perf_counter() - t
-            batch = score_batch(pairs, cfg, semantic_scorer=self.scorer, strict=self.strict,
-                                dictionary=True)
-        return self._finish(number, pairs, batch, {"read_parse": read})
-
-    def _finish(self, number: int, pairs: Pairs, batch: Any, timings: dict
-                ) -> tuple[RunState, pl.DataFrame, dict]:
-        t = time.perf_counter()
-        state, errors = _write_batch(self.staging, self.partition_by, number, pairs, batch)
-        return state, errors, {**timings, "write": time.perf_counter() - t, **batch.timings}
+    t = time.perf_counter()
+    # paused for the whole batch, so the collector's next pass comes after its documents are
+    # freed instead of walking all of them (measured: 0.2 s per 20k-document batch)
+    with collector_paused():
+        pairs = read_pairs(
+            plan, files, id_field=config.id_field, fields=fields, metadata=metadata,
+            strict=strict, empty_containers_are_null=config.empty_containers_are_null,
+            native=not needs_documents(config, safety),
+        )
+        if safety is not None:
+            pairs = pairs.with_safety(safety)
+        elif "_safety" in plan.columns:
+            known = plan.filter(pl.col("_safety").is_not_null())
+            pairs = pairs.with_safety(dict(zip(known["doc_id"], known["_safety"], strict=True)))
+        read = time.perf_counter() - t
+        batch = score_batch(pairs, config, semantic_scorer=scorer, strict=strict,
+                            dictionary=True)
+    t = time.perf_counter()
+    state, errors = _write_batch(staging, partition_by, number, pairs, batch)
+    return state, errors, {"read_parse": read, "write": time.perf_counter() - t,
+                           **batch.timings}
 
 
 def _write_batch(staging: str | Path, partition_by: str | None, number: int, pairs: Pairs,

@@ -473,14 +473,12 @@ fn value_node<'a>(v: &Bound<'_, PyAny>, depth: usize) -> Option<Node<'a>> {
     Some(node)
 }
 
-/// What a scan hands to Python: (line, offset, length, doc_id, has_id) of each record, by line
-/// index from 0, then the indices of the lines for the Python path and their (offset, length).
-/// A scan's records (line, offset, length, doc_id, has_id; lines from 0 in the chunk) as an
-/// Arrow table, built without the GIL, and the lines left to the Python path with their
-/// (offset, length): few, and Python lists.
+/// What a scan hands to Python: its records (line, offset, length, doc_id, has_id; lines from
+/// 0 in the chunk) as an Arrow table, built without the GIL, and the lines left to the Python
+/// path with their (offset, length): few, and Python lists.
 type ScanColumns = (ArrowTable, Vec<i64>, Vec<(i64, i64)>);
 
-fn scan_table(s: Scanned) -> (RecordBatch, Vec<i64>, Vec<(i64, i64)>) {
+fn scan_columns(s: Scanned) -> ScanColumns {
     let mut ids = StringViewBuilder::with_capacity(s.doc_id.len());
     for id in &s.doc_id {
         ids.append_option(id.as_deref());
@@ -492,11 +490,7 @@ fn scan_table(s: Scanned) -> (RecordBatch, Vec<i64>, Vec<(i64, i64)>) {
         ("doc_id", Arc::new(ids.finish())),
         ("has_id", Arc::new(BooleanArray::from(s.has_id))),
     ]);
-    (table, s.fallback, s.fallback_span)
-}
-
-fn scan_columns((batch, fallback, spans): (RecordBatch, Vec<i64>, Vec<(i64, i64)>)) -> ScanColumns {
-    (ArrowTable { batch }, fallback, spans)
+    (ArrowTable { batch: table }, s.fallback, s.fallback_span)
 }
 
 /// The ids of the NDJSON lines in `data` ([`ScanColumns`]; with a `content` member, a record
@@ -510,7 +504,7 @@ fn scan_lines(
     content: Option<&str>,
 ) -> ScanColumns {
     let bytes = data.as_bytes();
-    scan_columns(py.detach(|| scan_table(scan(bytes, id_field, content))))
+    py.detach(|| scan_columns(scan(bytes, id_field, content)))
 }
 
 /// The line ends in bytes `[start, stop)` of the file at `path`, counted without the GIL, so
@@ -547,13 +541,13 @@ fn scan_records(
     let expect = *Expect::ALL
         .get(expect)
         .ok_or_else(|| value_error(format!("no such state of a split: {expect}")))?;
-    let scanned = py.detach(|| {
-        scan_values(bytes, expect, last, objects, id_field, content)
-            .map(|(s, consumed, next, n)| (scan_table(s), consumed, next, n))
-    });
-    Ok(scanned.map(|(table, consumed, next, n)| {
-        let code = Expect::ALL.iter().position(|e| *e == next).unwrap_or(0);
-        (scan_columns(table), consumed, code, n)
+    Ok(py.detach(|| {
+        scan_values(bytes, expect, last, objects, id_field, content).map(
+            |(s, consumed, next, n)| {
+                let code = Expect::ALL.iter().position(|e| *e == next).unwrap_or(0);
+                (scan_columns(s), consumed, code, n)
+            },
+        )
     }))
 }
 

@@ -275,10 +275,15 @@ def test_a_pool_keeps_the_kernels_freed_pages_while_it_lasts(monkeypatch):
     assert (during, after, users) == (-1, 250, 250)
 
 
-def test_line_ends_are_counted_through_the_buffer_in_any_range(tmp_path):
+@pytest.mark.parametrize("kernel", [True, False])
+def test_line_ends_are_counted_through_the_buffer_in_any_range(tmp_path, monkeypatch, kernel):
     """The chunks' first line numbers come from _count_lines, which reads a range through a
-    1 MB buffer: ranges that cross the buffer's end, end mid-line or hold no line end count
-    what bytes.count counts."""
+    1 MB buffer (the kernel's, or Python's without the extension): ranges that cross the
+    buffer's end, end mid-line or hold no line end count what bytes.count counts."""
+    from jsoneval_polars import flatten
+
+    if not kernel:
+        monkeypatch.setattr(flatten, "_native", None)
     rng = random.Random(7)
     text = b"".join(b"x" * rng.randrange(0, 3000) + b"\n" for _ in range(2500)) + b"tail"
     path = tmp_path / "lines.ndjson"

@@ -1,41 +1,24 @@
 //! SPEC §8's `code_block` step for a model's answer text, as `extract.py` reads it: the body
 //! of the first closed fenced block (```` ``` ```` or `~~~`) tagged `json` or untagged whose
 //! body is a JSON object. The kernel takes the answers where it reads exactly what
-//! `extract._fenced_blocks` reads, and says [`Unsure`] (the Python path) where Python's
-//! Unicode rules could differ from this byte scan: a non-ASCII character where Python strips
-//! or splits whitespace, a one-line block, a body that is not JSON as the kernel reads it.
+//! `extract._fenced_blocks` reads (Python's white space is [`is_python_space`], the
+//! canonical text's), and says [`Unsure`] (the Python path) for a one-line block and a tag
+//! that is not ASCII, whose reading turns on Python's Unicode rules; the caller declines a body
+//! that is not JSON as the kernel reads it.
 
-/// The text reads differently under Python's rules, or holds what the kernel leaves to the
-/// Python path.
+use crate::canonical::is_python_space;
+
+/// The text holds what the kernel leaves to the Python path.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Unsure;
 
-/// What `str.isspace()` holds true among ASCII characters (`str.strip()` and `str.split()`).
-fn python_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1f)
-}
-
-/// Whether Python's `text.strip().lstrip("\ufeff").strip()` could start with `{` (then the
-/// whole text may be a JSON object, the `json` step; None: unsure).
-pub fn may_open_an_object(text: &str) -> Option<bool> {
-    match text.bytes().find(|b| !python_space(*b)) {
-        None => Some(false),
-        Some(b'{') => Some(true),
-        Some(b) if b.is_ascii() => Some(false),
-        Some(_) => None, // a BOM or Unicode whitespace may come first
-    }
-}
-
-/// `str.strip()` of an ASCII-bounded text: Unsure when the first or last character kept is
-/// not ASCII (it may be whitespace to Python).
-fn python_strip(text: &str) -> Result<&str, Unsure> {
-    let kept = text.trim_matches(|c: char| c.is_ascii() && python_space(c as u8));
-    let bounded = |c: Option<char>| c.is_none_or(|c| c.is_ascii());
-    if bounded(kept.chars().next()) && bounded(kept.chars().next_back()) {
-        Ok(kept)
-    } else {
-        Err(Unsure)
-    }
+/// Whether Python's `text.strip().lstrip("\ufeff").strip()` starts with `{`: then the whole
+/// text may be a JSON object (the `json` step), which is the caller's to read.
+pub fn may_open_an_object(text: &str) -> bool {
+    text.trim_start_matches(is_python_space)
+        .trim_start_matches('\u{feff}')
+        .trim_start_matches(is_python_space)
+        .starts_with('{')
 }
 
 /// One closed fenced block: the byte range of its body and the end of its closing fence.
@@ -116,17 +99,19 @@ fn next_block(text: &str, pos: usize) -> Result<Option<Block>, Unsure> {
         let Some((close_start, close_end)) = closing(b, body_start, c, n) else {
             return Ok(None);
         };
-        if !rest.is_ascii() {
-            return Err(Unsure);
-        }
-        let tag = rest
-            .split(|x| python_space(*x))
+        // the first word of `rest.strip()`, lower-cased: a word that is not ASCII is left to
+        // Python's lower()
+        let tag = text[fence.end..line_end]
+            .split(is_python_space)
             .find(|word| !word.is_empty())
             .unwrap_or_default();
+        if !tag.is_ascii() {
+            return Err(Unsure);
+        }
         return Ok(Some(Block {
             body: body_start..close_start,
             end: close_end,
-            json: tag.is_empty() || tag.eq_ignore_ascii_case(b"json"),
+            json: tag.is_empty() || tag.eq_ignore_ascii_case("json"),
         }));
     }
 }
@@ -146,11 +131,7 @@ pub fn json_bodies(text: &str) -> impl Iterator<Item = Result<&str, Unsure>> {
         };
         pos = Some(block.end);
         if block.json {
-            let body = python_strip(&text[block.body]);
-            if body.is_err() {
-                pos = None;
-            }
-            return Some(body);
+            return Some(Ok(text[block.body].trim_matches(is_python_space))); // str.strip()
         }
     })
 }
@@ -198,19 +179,21 @@ mod tests {
     }
 
     #[test]
-    fn unicode_where_python_strips_or_splits_is_left_to_python() {
-        assert_eq!(bodies("```json\u{a0}\n{}\n```"), [Err(Unsure)]);
-        assert_eq!(bodies("```\n\u{3000}{}\n```"), [Err(Unsure)]);
+    fn python_white_space_is_stripped_and_split_on_and_a_tag_not_ascii_left_to_python() {
+        assert_eq!(bodies("```json\u{a0}\n{}\n```"), [Ok("{}")]);
+        assert_eq!(bodies("```\n\u{3000}{}\u{1f}\n```"), [Ok("{}")]);
         assert_eq!(bodies("```\n{\"é\": 1}\n```"), [Ok("{\"é\": 1}")]);
+        assert_eq!(bodies("```jsön\n{}\n```"), [Err(Unsure)]);
         assert_eq!(bodies("one line ```json {}``` here"), [Err(Unsure)]);
     }
 
     #[test]
-    fn only_an_ascii_start_other_than_a_brace_rules_the_whole_text_out() {
-        assert_eq!(may_open_an_object(" \x0c{\"a\": 1}"), Some(true));
-        assert_eq!(may_open_an_object("Here:\n{}"), Some(false));
-        assert_eq!(may_open_an_object("\u{feff}{}"), None);
-        assert_eq!(may_open_an_object("\u{a0}{}"), None);
-        assert_eq!(may_open_an_object("  "), Some(false));
+    fn the_whole_text_may_be_an_object_when_it_opens_with_a_brace() {
+        assert!(may_open_an_object(" \x0c{\"a\": 1}"));
+        assert!(!may_open_an_object("Here:\n{}"));
+        assert!(may_open_an_object("\u{a0}\u{feff}\u{feff} {}"));
+        assert!(may_open_an_object("\u{3000}{}"));
+        assert!(!may_open_an_object("\u{feff}```\n{}\n```"));
+        assert!(!may_open_an_object("  "));
     }
 }

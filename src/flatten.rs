@@ -726,7 +726,7 @@ fn walk_document(
 fn answer_object(text: &str) -> Option<(Members<'_>, bool)> {
     match parse(text.as_bytes()) {
         Ok(Node::Object(members)) => return Some((members, false)),
-        Err(_) if fenced::may_open_an_object(text) == Some(false) => {}
+        Err(_) if !fenced::may_open_an_object(text) => {}
         _ => return None,
     }
     for body in fenced::json_bodies(text) {

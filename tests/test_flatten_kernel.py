@@ -350,10 +350,12 @@ def _fenced_answers(draw) -> str:
                                       fence + "x", fence + " ", fence + "\r"]))
         text += "".join([
             draw(st.sampled_from(["", "Here:\n", "a ", "{", '"', "\u00a0"])), fence,
-            draw(st.sampled_from(["", "json", "JSON", " json x", "python", "json`", "\u00a0json"])),
+            draw(st.sampled_from(["", "json", "JSON", " json x", "python", "json`", "\u00a0json",
+                                  "jsön", "json\u3000x"])),
             draw(st.sampled_from(["\n", "\r\n", ""])),
             draw(st.sampled_from(['{"a": 1}', ' {"b": [{"c": "X"}]}\n', "[1]", "{", "{}",
-                                  '{"d": NaN}', "\u3000{}", '{"e": "```"}', '{"f": 1e999}'])),
+                                  '{"d": NaN}', "\u3000{}", '{"e": "```"}', '{"f": 1e999}',
+                                  '\x1c{"g": 1}\u2028'])),
             draw(st.sampled_from(["\n", "\r\n", ""])), close,
             draw(st.sampled_from(["", "\n", "\nDone.", "\r\n"])),
         ])
@@ -393,13 +395,16 @@ def test_fenced_answers_are_read_by_the_kernel():
     """The common fenced answers are the kernel's, not only declined safely."""
     for text in ("Here is the invoice:\n```json\n{\"a\": 1}\n```",
                  "~~~\n{\"a\": 1}\n~~~\nThanks", "```py\n1\n```\n```\n{\"a\": 1}\n```",
-                 "Hi\r\n```JSON\r\n{\"a\": 1}\r\n```"):
+                 "Hi\r\n```JSON\r\n{\"a\": 1}\r\n```",
+                 # Python's white space beyond ASCII, and a BOM before the answer
+                 '```\n\u3000{"a": 1}\n```', '\ufeff```\n{"a": 1}\n```',
+                 '```json\u00a0\n{"a": 1}\n```'):
         got, want = _read_answer(text)
         assert (got.declined, got.code_blocks, want.status) == ([], [0], "code_block"), text
-    # (a closing fence followed by "\r" closes nothing: extract.py finds the object embedded)
+    # (a closing fence followed by "\r" closes nothing: extract.py finds the object embedded;
+    # a tag that is not ASCII is left to Python's lower())
     for text in ('one line ```json {"a": 1}```', '```\n{"a": NaN}\n```', "no object",
-                 '```\r\n{"a": 1}\r\n```\r\n',
-                 '```\n\u3000{"a": 1}\n```', '\ufeff```\n{"a": 1}\n```'):
+                 '```\r\n{"a": 1}\r\n```\r\n', '```jsön\n{"a": 1}\n```'):
         assert _read_answer(text)[0].declined == [0], text
 
 

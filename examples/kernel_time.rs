@@ -18,7 +18,7 @@ fn main() {
         .unwrap();
     for _ in 0..3 {
         let t = Instant::now();
-        let scanned = jsoneval_native::scan::scan_lines(&data, "doc_id", None);
+        let (scanned, _) = jsoneval_native::scan::scan_lines(&data, "doc_id", None);
         let scan = t.elapsed().as_secs_f64();
         println!(
             "scan: {} lines, {:.1} µs/line, {:.0} MB/s",

@@ -1334,31 +1334,71 @@ def scan_ndjson(
     content_field: str | None, strict: bool,
 ) -> tuple[pl.DataFrame, list[dict]]:
     """Records of one byte range of an NDJSON file (lines numbered from ``first_line``): line,
-    offset, length, doc_id, has_id; plus error rows. The files driver's scan.
+    offset, length, doc_id, has_id; plus error rows (:func:`scan_range`, then
+    :func:`number_range`)."""
+    return number_range(scan_range(path, start, stop, id_field, content_field), side,
+                        first_line, strict)
 
-    The native kernel reads the ids (``_native.scan_lines``); the lines it declines (with a
-    content field, also the records without that member) are read by
-    :func:`ingest.iter_records`, which writes their error rows."""
+
+@dataclass
+class RangeScan:
+    """One byte range of an NDJSON file read by the kernel (:func:`scan_range`): its records,
+    lines numbered from 1 in the range, and the lines it declined. The range's place in the
+    file's line numbers is known only once the ranges before it are scanned
+    (:func:`number_range`)."""
+
+    path: str
+    start: int
+    records: pl.DataFrame
+    #: (index from 0 in the range, offset, length) of each line left to the Python path
+    declined: list[tuple[int, int, int]]
+    line_ends: int
+    id_field: str
+    content_field: str | None
+    #: the range's bytes, kept only while the Python path still has to read some of them
+    data: bytes | None
+
+
+def scan_range(path: str, start: int, stop: int, id_field: str,
+               content_field: str | None) -> RangeScan:
+    """Bytes ``[start, stop)`` of an NDJSON file, which end at a line end or the file's end,
+    read by the native kernel (``_native.scan_lines``) without the GIL, so the files driver's
+    threads scan side by side; with a content field, the records without that member are
+    declined, as is every line without the extension."""
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(stop - start)
-    errors = ErrorRows(strict)
     from .flatten import KERNEL, _native
     if KERNEL == "native":
-        native, declined, spans = _kernel_records(_native.scan_lines(data, id_field,
-                                                                     content_field))
-        native = native.with_columns(pl.col("line") + (first_line - 1))
+        scanned, line_ends = _native.scan_lines(data, id_field, content_field)
+        records, declined, spans = _kernel_records(scanned)
+        pieces = [(i, a, n) for i, (a, n) in zip(declined, spans, strict=True)]
     else:  # every line is read in Python
         lines = data.split(b"\n")
         starts = itertools.accumulate((len(raw) + 1 for raw in lines), initial=0)
-        native, declined = pl.DataFrame(schema=_SCAN_COLUMNS), range(len(lines))
-        spans = [(at, len(raw)) for at, raw in zip(starts, lines, strict=False)]
-    in_python = _records_in_python(
-        data, [(first_line + i, a, a + n) for i, (a, n) in zip(declined, spans, strict=True)],
-        side, path, id_field, content_field, errors)
-    table = pl.concat([native, in_python]).sort("line").with_columns(pl.col("offset") + start)
-    if start == 0 and table.height and not table["has_id"][0]:
-        table = _unless_config(table, data, side, path, id_field, errors)
+        records, line_ends = pl.DataFrame(schema=_SCAN_COLUMNS), len(lines) - 1
+        pieces = [(i, at, len(raw)) for i, (at, raw) in enumerate(zip(starts, lines))]
+    # the first range's first record is looked at again if it has no id (_unless_config)
+    first_without_id = start == 0 and (records.height == 0 or not records["has_id"][0])
+    return RangeScan(path, start, records, pieces, line_ends, id_field, content_field,
+                     data if pieces or first_without_id else None)
+
+
+def number_range(scan: RangeScan, side: str, first_line: int,
+                 strict: bool) -> tuple[pl.DataFrame, list[dict]]:
+    """A :class:`RangeScan` numbered in its file (its first line is ``first_line``), with the
+    declined lines read by :func:`ingest.iter_records`, which writes their error rows."""
+    errors = ErrorRows(strict)
+    native = scan.records.with_columns(pl.col("line") + (first_line - 1))
+    table = native
+    if scan.declined:
+        in_python = _records_in_python(
+            scan.data, [(first_line + i, a, a + n) for i, a, n in scan.declined], side,
+            scan.path, scan.id_field, scan.content_field, errors)
+        table = pl.concat([native, in_python]).sort("line")
+    table = table.with_columns(pl.col("offset") + scan.start)
+    if scan.start == 0 and table.height and not table["has_id"][0]:
+        table = _unless_config(table, scan.data, side, scan.path, scan.id_field, errors)
     return table.select(list(SCAN_SCHEMA)), errors.rows
 
 

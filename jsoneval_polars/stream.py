@@ -4,8 +4,10 @@
 works in two passes over the files, on threads of this process (a thread per core: the kernel,
 Polars and pyarrow do most of a batch without the GIL; DECISIONS 119):
 
-1. *scan*: each thread parses a byte range of a file and returns, per record, only its line,
-   byte offset, length and doc_id (and the error rows of lines that are not records); a JSON
+1. *scan*: each thread parses a byte range of a file and returns, per record, only its line
+   in the range, byte offset, length and doc_id, and the range's line ends, by which the main
+   thread numbers the ranges in file order (with the error rows of lines that are not
+   records; :func:`ingest.scan_range`, :func:`ingest.number_range`); a JSON
    array or a file of pretty-printed objects is scanned from its start by one thread, a
    chunk at a time (:func:`ingest.scan_whole_file`). The run
    hands them to a :class:`pair_plan.PairPlan`, which pairs the ids with
@@ -22,7 +24,8 @@ The run merges the states and finishes them (:func:`rates.finish`), exactly as
 :func:`evaluate` does, so the tables equal a whole-dataset run (tests/test_drivers.py); only
 the order of rows differs (scan and pairing errors first, then each batch's; spilled, the
 documents come bucket by bucket). Parsing twice costs
-about 3 µs per document (orjson) and buys the exact pairing without holding the documents.
+about 2 µs per document (the kernel's scan) and buys the exact pairing without holding the
+documents.
 """
 
 from __future__ import annotations
@@ -33,14 +36,13 @@ import functools
 import itertools
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from .batch_threads import (
-    InlinePool, balanced_batch_size, batch_slices, batch_threads, check_batching, in_order,
+    balanced_batch_size, batch_slices, batch_threads, check_batching, in_order,
     thread_pool, threads_for,
 )
 from .bootstrap import with_intervals
@@ -58,10 +60,11 @@ from .ingest import (
     metadata_names,
     name_list,
     ndjson_path,
+    number_range,
     plan_tables,
     read_once,
     read_pairs,
-    scan_ndjson,
+    scan_range,
     scan_whole_file,
     text_kind,
 )
@@ -81,6 +84,8 @@ STREAM_BATCH_SIZE = 8_000
 # largest mmap threshold (32 MB), so a task's buffer is reused from the heap where a 32 MB one
 # was mapped and faulted in afresh each time (a 96 MB file scanned in 0.24-0.32 s against 0.36)
 CHUNK_BYTES = 16 << 20
+# bytes of an NDJSON file whose line ends estimate its lines (_expected_lines)
+LINES_SAMPLE = 1 << 20
 
 
 def score_files(
@@ -143,26 +148,32 @@ def score_files(
         whole_scans = {side: pool.submit(scan_whole_file, str(files[side]), side, id_field,
                                          fields[side], strict)
                        for side in SIDES if text_kind(files[side]) != "ndjson"}
-        chunks = {side: ([], 0) if side in whole_scans else _chunks(files[side], pool)
-                  for side in SIDES}
-        # submitted alternately and taken in that order, so that finished chunks do not wait
-        # long; each side's chunks reach the plan in line order
+        chunks = {side: [] if side in whole_scans else _chunks(files[side]) for side in SIDES}
+        # submitted alternately and taken in that order, so that finished ranges do not wait
+        # long; each side's ranges reach the plan in line order, numbered as they come
         scans = [*whole_scans.items()] + [
-            (side, pool.submit(scan_ndjson, str(files[side]), side, start, stop, first_line,
-                               id_field, fields[side], strict))
-            for pair in itertools.zip_longest(*(
-                [(side, *bounds) for bounds in chunks[side][0]] for side in SIDES))
-            for side, start, stop, first_line in filter(None, pair)
+            (side, pool.submit(scan_range, str(files[side]), start, stop, id_field,
+                               fields[side]))
+            for pair in itertools.zip_longest(*([(side, *bounds) for bounds in chunks[side]]
+                                                for side in SIDES))
+            for side, start, stop in filter(None, pair)
         ]
-        # the buckets are sized before the first chunk is added: by the line counts, and by
-        # the records of the arrays and objects (waited for only now, so that an NDJSON
-        # side's ranges are scanned meanwhile)
-        pairing.expect(max([n for _, n in chunks.values()]
+        # the buckets are sized before the first range is added: by the lines expected of an
+        # NDJSON side, and the records of an array or objects (waited for only now, so that an
+        # NDJSON side's ranges are scanned meanwhile)
+        pairing.expect(max([_expected_lines(files[side]) for side in SIDES
+                            if side not in whole_scans]
                            + [future.result()[0].height for future in whole_scans.values()]))
         rows: list[dict] = []
+        next_line = {side: 1 for side in SIDES}
         while scans:
             side, future = scans.pop(0)
-            table, chunk_rows = future.result()
+            if side in whole_scans:
+                table, chunk_rows = future.result()
+            else:
+                scanned = future.result()
+                table, chunk_rows = number_range(scanned, side, next_line[side], strict)
+                next_line[side] += scanned.line_ends
             pairing.add(side, table)
             rows += chunk_rows
         n_read = {
@@ -368,12 +379,9 @@ def _safety_table(safety: Any) -> pl.DataFrame | None:
     return safety.select(pl.col("doc_id").cast(pl.String), pl.col("safety").alias("_safety"))
 
 
-def _chunks(
-    path: Path, pool: ThreadPoolExecutor | InlinePool
-) -> tuple[list[tuple[int, int, int]], int]:
-    """(start, stop, first line number) of byte ranges that end at a line end, and the number
-    of lines, counted on the pool's threads a range at a time: reading the whole file at once
-    (or mapping it) would add its size to the resident memory."""
+def _chunks(path: Path) -> list[tuple[int, int]]:
+    """(start, stop) of byte ranges of about :data:`CHUNK_BYTES` that end at a line end (the
+    last at the file's end)."""
     total, size = path.stat().st_size, CHUNK_BYTES
     bounds = []
     with open(path, "rb") as f:
@@ -391,34 +399,19 @@ def _chunks(
             stop = total if newline < 0 else newline + 1
             bounds.append((start, stop))
             start = stop
-    counts = pool.map(_count_lines, [str(path)] * len(bounds), *zip(*bounds)) if bounds else []
-    out, line = [], 1
-    for (start, stop), n in zip(bounds, counts, strict=True):
-        out.append((start, stop, line))
-        line += n
-    return out, line - 1
+    return bounds
 
 
-def _count_lines(path: str, start: int, stop: int) -> int:
-    """Line ends in ``[start, stop)``, read through one small buffer: reading the whole range
-    at once faulted in fresh memory for it (46 against 17-25 ms for a 32 MB range). The kernel
-    counts them without the GIL (``_native.count_line_ends``), so the threads count side by
-    side; ``bytes.count`` held it."""
-    from .flatten import _native
-
-    if _native is not None:
-        return _native.count_line_ends(path, start, stop)
-    buffer = bytearray(1 << 20)
-    view, count, left = memoryview(buffer), 0, stop - start
-    with open(path, "rb", buffering=0) as f:
-        f.seek(start)
-        while left > 0:
-            got = f.readinto(view[:min(left, len(buffer))])
-            if not got:
-                break
-            count += buffer.count(b"\n", 0, got)
-            left -= got
-    return count
+def _expected_lines(path: Path) -> int:
+    """The lines of an NDJSON file, as its first :data:`LINES_SAMPLE` bytes have them: exact
+    for a file no larger; beyond, an estimate, which sizes the pairing's buckets (memory, not
+    results) without a pass over the file before its ranges are scanned (DECISIONS 121)."""
+    total = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(LINES_SAMPLE)
+    if len(head) >= total:
+        return head.count(b"\n") + (not head.endswith(b"\n") and bool(head))
+    return -(-(head.count(b"\n") + 1) * total // len(head))
 
 
 def _score_plan(number: int, plan: pl.DataFrame, *, files: dict[str, Path], config: Config,

@@ -494,7 +494,8 @@ fn scan_columns(s: Scanned) -> ScanColumns {
 }
 
 /// The ids of the NDJSON lines in `data` ([`ScanColumns`]; with a `content` member, a record
-/// without one is the Python path's).
+/// without one is the Python path's), and the number of line ends in `data`: the files driver
+/// numbers each range's lines once those before it are counted, so no pass counts them first.
 #[pyfunction]
 #[pyo3(signature = (data, id_field, content=None))]
 fn scan_lines(
@@ -502,21 +503,12 @@ fn scan_lines(
     data: &Bound<'_, PyBytes>,
     id_field: &str,
     content: Option<&str>,
-) -> ScanColumns {
+) -> (ScanColumns, usize) {
     let bytes = data.as_bytes();
-    py.detach(|| scan_columns(scan(bytes, id_field, content)))
-}
-
-/// The line ends in bytes `[start, stop)` of the file at `path`, counted without the GIL, so
-/// the files driver's threads count their ranges side by side.
-#[pyfunction]
-fn count_line_ends(
-    py: Python<'_>,
-    path: std::path::PathBuf,
-    start: u64,
-    stop: u64,
-) -> PyResult<u64> {
-    Ok(py.detach(|| crate::scan::count_line_ends(&path, start, stop))?)
+    py.detach(|| {
+        let (scanned, line_ends) = scan(bytes, id_field, content);
+        (scan_columns(scanned), line_ends)
+    })
 }
 
 /// The records of one chunk of a JSON-array file, or (`objects`) of a file of pretty-printed
@@ -1424,7 +1416,6 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(unreadable_texts, m)?)?;
     m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
     m.add_function(wrap_pyfunction!(scan_records, m)?)?;
-    m.add_function(wrap_pyfunction!(count_line_ends, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
     m.add_function(wrap_pyfunction!(match_items, m)?)?;
     m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;

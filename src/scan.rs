@@ -274,34 +274,13 @@ impl<'de> Visitor<'de> for RecordId<'_> {
     }
 }
 
-/// The line ends (`\n`) in bytes `[start, stop)` of the file at `path`, read through one
-/// 1 MB buffer (reading the whole range at once faulted in fresh memory for it): how the files
-/// driver numbers the lines of each range before the ranges are scanned on its threads.
-pub fn count_line_ends(path: &std::path::Path, start: u64, stop: u64) -> std::io::Result<u64> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path)?;
-    file.seek(SeekFrom::Start(start))?;
-    let mut buffer = vec![0u8; 1 << 20];
-    let (mut left, mut count) = (stop.saturating_sub(start), 0u64);
-    while left > 0 {
-        let want = buffer
-            .len()
-            .min(usize::try_from(left).unwrap_or(usize::MAX));
-        let got = file.read(&mut buffer[..want])?;
-        if got == 0 {
-            break;
-        }
-        count += buffer[..got].iter().filter(|b| **b == b'\n').count() as u64;
-        left -= got as u64;
-    }
-    Ok(count)
-}
-
 /// Reads every line of `data` (split at `\n`, as `bytes.split(b"\n")` does); with a `content`
-/// member, a record without one is left to the Python path (its error row).
-pub fn scan_lines(data: &[u8], id_field: &str, content: Option<&str>) -> Scanned {
+/// member, a record without one is left to the Python path (its error row). Also the number of
+/// line ends in `data`: how the files driver numbers the lines of the ranges after this one.
+pub fn scan_lines(data: &[u8], id_field: &str, content: Option<&str>) -> (Scanned, usize) {
     let mut starts = vec![0usize];
     starts.extend(memchr_newlines(data).map(|i| i + 1));
+    let line_ends = starts.len() - 1;
     let bounds: Vec<(usize, usize)> = starts
         .iter()
         .enumerate()
@@ -310,7 +289,7 @@ pub fn scan_lines(data: &[u8], id_field: &str, content: Option<&str>) -> Scanned
             (s, stop)
         })
         .collect();
-    scan_texts(data, &bounds, id_field, content)
+    (scan_texts(data, &bounds, id_field, content), line_ends)
 }
 
 /// What a split of a file of values expects next ([`split_values`]): the file's start (where
@@ -568,7 +547,8 @@ mod tests {
     #[test]
     fn ids_offsets_and_fallbacks() {
         let data = b"{\"id\": \"a\", \"x\": 1}\n\n  \r\n{\"id\": 12}\r\n{\"x\": 2}\n{\"id\": 1.5}\n[1]\n{bad\n\xef\xbb\xbf{\"id\": -0}";
-        let s = scan_lines(data, "id", None);
+        let (s, line_ends) = scan_lines(data, "id", None);
+        assert_eq!(line_ends, 8); // the last line has none
         assert_eq!(s.line, [0, 3, 4, 8]);
         assert_eq!(
             s.doc_id,
@@ -584,23 +564,24 @@ mod tests {
             "[".repeat(200),
             "]".repeat(200)
         );
-        assert_eq!(scan_lines(deep.as_bytes(), "id", None).fallback, [0]);
+        assert_eq!(scan_lines(deep.as_bytes(), "id", None).0.fallback, [0]);
         let ok = format!(
             "{{\"id\": 1, \"v\": {}{}}}",
             "[".repeat(100),
             "]".repeat(100)
         );
-        assert_eq!(scan_lines(ok.as_bytes(), "id", None).line, [0]);
+        assert_eq!(scan_lines(ok.as_bytes(), "id", None).0.line, [0]);
     }
 
     #[test]
     fn a_record_without_its_content_member_is_the_python_paths() {
         let data = b"{\"id\": 1, \"out\": {\"a\": 1}}\n{\"id\": 2}\n{\"out\": \"text\", \"id\": 3}";
-        let s = scan_lines(data, "id", Some("out"));
+        let (s, line_ends) = scan_lines(data, "id", Some("out"));
+        assert_eq!(line_ends, 2);
         assert_eq!(s.line, [0, 2]);
         assert_eq!(s.doc_id, [Some("1".into()), Some("3".into())]);
         assert_eq!(s.fallback, [1]);
-        assert_eq!(scan_lines(data, "id", None).fallback, Vec::<i64>::new());
+        assert_eq!(scan_lines(data, "id", None).0.fallback, Vec::<i64>::new());
     }
 
     #[test]

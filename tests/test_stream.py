@@ -276,22 +276,48 @@ def test_a_pool_keeps_the_kernels_freed_pages_while_it_lasts(monkeypatch):
 
 
 @pytest.mark.parametrize("kernel", [True, False])
-def test_line_ends_are_counted_through_the_buffer_in_any_range(tmp_path, monkeypatch, kernel):
-    """The chunks' first line numbers come from _count_lines, which reads a range through a
-    1 MB buffer (the kernel's, or Python's without the extension): ranges that cross the
-    buffer's end, end mid-line or hold no line end count what bytes.count counts."""
+def test_ranges_are_numbered_by_the_line_ends_before_them(tmp_path, monkeypatch, kernel):
+    """Each range is scanned without knowing where its lines start; the run numbers it by the
+    line ends the ranges before it reported (the kernel's, or Python's without the
+    extension's path). Bad lines, blank lines and records without an id spread over many small
+    ranges give the error rows, with their line numbers, of the file scanned whole."""
     from jsoneval_polars import flatten
 
     if not kernel:
-        monkeypatch.setattr(flatten, "_native", None)
-    rng = random.Random(7)
-    text = b"".join(b"x" * rng.randrange(0, 3000) + b"\n" for _ in range(2500)) + b"tail"
-    path = tmp_path / "lines.ndjson"
-    path.write_bytes(text)
-    ranges = [(0, len(text)), (0, 1 << 20), ((1 << 20) - 5, (1 << 20) + 5), (17, 2_000_001),
-              (len(text) - 4, len(text)), (100, 100)]
-    for start, stop in ranges:
-        assert stream._count_lines(str(path), start, stop) == text[start:stop].count(b"\n")
+        monkeypatch.setattr(flatten, "KERNEL", "python")
+    rng = random.Random(11)
+    lines = []
+    for i in range(400):
+        lines.append(rng.choice(['{"doc_id": "d%d", "a": "%s"}' % (i, "x" * rng.randrange(300)),
+                                 "", "{broken", '{"a": 1}', '"a string root"']))
+    gt = tmp_path / "gt.ndjson"
+    gt.write_text("\n".join(lines))  # no line end at the end
+    aio = tmp_path / "aio.ndjson"
+    aio.write_text("".join(json.dumps({"doc_id": f"d{i}", "a": "x"}) + "\n" for i in range(400)))
+    whole = score_files(gt, aio, tmp_path / "whole")
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 300)
+    assert len(stream._chunks(gt)) > 40
+    ranged = score_files(gt, aio, tmp_path / "ranged", workers=2)
+    rows = sorted(ranged.errors.select("source", "line", "doc_id", "error").rows(), key=repr)
+    assert rows == sorted(whole.errors.select("source", "line", "doc_id", "error").rows(),
+                          key=repr)
+    bad = [i + 1 for i, line in enumerate(lines) if line in ("{broken", '"a string root"')]
+    assert sorted(ranged.errors.filter(pl.col("source") == "gt")["line"].unique()) == sorted(
+        set(bad) | {i + 1 for i, line in enumerate(lines) if line == '{"a": 1}'})
+    assert_same_files_run(whole, ranged)
+
+
+def test_expected_lines_are_exact_up_to_the_sample(tmp_path, monkeypatch):
+    """The pairing's buckets are sized by the lines of a file's first LINES_SAMPLE bytes:
+    exact for a file no larger (a last line without its line end counted too), scaled by the
+    file's size beyond."""
+    path = tmp_path / "f.ndjson"
+    for text, n in [(b"", 0), (b"{}", 1), (b"{}\n", 1), (b"{}\n\n{}", 3), (b"a\nb\n", 2)]:
+        path.write_bytes(text)
+        assert stream._expected_lines(path) == n
+    path.write_bytes((b"y" * 99 + b"\n") * 1000)
+    monkeypatch.setattr(stream, "LINES_SAMPLE", 10_000)
+    assert 1000 <= stream._expected_lines(path) <= 1010
 
 
 def test_table_inputs_are_scored_a_batch_at_a_time(tmp_path, monkeypatch):

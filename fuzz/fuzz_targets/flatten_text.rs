@@ -51,8 +51,9 @@ fuzz_target!(|data: &[u8]| {
         assert!(c.doc.iter().all(|d| *d == 0));
     }
 
-    let scanned = scan_lines(data, "id", None);
+    let (scanned, line_ends) = scan_lines(data, "id", None);
     let lines = data.split(|b| *b == b'\n').count();
+    assert_eq!(line_ends + 1, lines);
     assert!(scanned.line.len() + scanned.fallback.len() <= lines);
 
     let elements = array_elements(data);

@@ -7,7 +7,7 @@
 use std::fmt;
 
 use rayon::prelude::*;
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::node::CowStr;
 
@@ -53,7 +53,13 @@ fn read_line(raw: &[u8], id_field: &str, content: Option<&str>) -> Line {
         return Line::Fallback;
     };
     let mut de = serde_json::Deserializer::from_str(text);
-    let id = match (RecordId { id_field, content }).deserialize(&mut de) {
+    let shallow = is_shallow(text);
+    let record = RecordId {
+        id_field,
+        content,
+        shallow,
+    };
+    let id = match record.deserialize(&mut de) {
         Ok(id) if de.end().is_ok() => id,
         _ => return Line::Fallback,
     };
@@ -148,9 +154,43 @@ impl<'de> Visitor<'de> for HasMember<'_> {
     }
 }
 
-/// A value validated and dropped. Not serde's `IgnoredAny`: serde_json skips that without its
-/// nesting limit, and a record nested past it must go to the Python path, as in the text path.
+/// A value validated and dropped, within serde_json's nesting limit: a record nested past it
+/// must go to the Python path, as in the text path. serde's `IgnoredAny` is skipped without
+/// the limit (and twice as fast), so it skips the values of [`is_shallow`] texts only.
 struct Skip;
+
+/// serde_json reads at most 127 levels of nesting (the 128th opening bracket fails, as
+/// `ignored_members_of_shallow_records` holds): a text with fewer than 128 opening brackets,
+/// in strings or not, cannot reach it. `IgnoredAny` also takes a lone surrogate escape in a
+/// member that [`Skip`] refuses: the scan then keeps the record, as the Python path, which
+/// [`Skip`] hands it to, does (`json` reads the escape; the batch's walk declines it again).
+const SHALLOW_OPENERS: usize = 128;
+
+fn is_shallow(text: &str) -> bool {
+    // `[` and `{` differ in one bit (0x5B, 0x7B); counted in u8 lanes, 255 bytes at a time, so
+    // the loop vectorizes (ten times faster than a filtered count)
+    let openers: usize = text
+        .as_bytes()
+        .chunks(255)
+        .map(|chunk| {
+            let n = chunk
+                .iter()
+                .fold(0u8, |n, b| n + u8::from(b | 0x20 == b'{'));
+            usize::from(n)
+        })
+        .sum();
+    openers < SHALLOW_OPENERS
+}
+
+/// The next member's value validated and dropped: [`IgnoredAny`] in a `shallow` text
+/// ([`is_shallow`]), else [`Skip`].
+fn skip_value<'de, A: MapAccess<'de>>(map: &mut A, shallow: bool) -> Result<(), A::Error> {
+    if shallow {
+        map.next_value::<IgnoredAny>().map(drop)
+    } else {
+        map.next_value_seed(Skip)
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for Skip {
     type Value = ();
@@ -209,6 +249,8 @@ enum Id {
 struct RecordId<'a> {
     id_field: &'a str,
     content: Option<&'a str>,
+    /// the text is [`is_shallow`]
+    shallow: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for RecordId<'_> {
@@ -251,7 +293,7 @@ impl<'de> Visitor<'de> for RecordId<'_> {
             first = false;
             has_content |= Some(&*key) == self.content;
             if key != self.id_field {
-                map.next_value_seed(Skip)?;
+                skip_value(&mut map, self.shallow)?;
                 continue;
             }
             let value = map.next_value::<serde_json::Value>()?;
@@ -533,11 +575,10 @@ fn element_end(data: &[u8], at: usize) -> Option<usize> {
     }
 }
 
+/// The positions of the line ends in `data` (a byte-wise filter took 0.3 µs of a 1 KB line's
+/// 1.4 µs scan).
 fn memchr_newlines(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    data.iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\n')
-        .map(|(i, _)| i)
+    memchr::memchr_iter(b'\n', data)
 }
 
 #[cfg(test)]
@@ -582,6 +623,43 @@ mod tests {
         assert_eq!(s.doc_id, [Some("1".into()), Some("3".into())]);
         assert_eq!(s.fallback, [1]);
         assert_eq!(scan_lines(data, "id", None).0.fallback, Vec::<i64>::new());
+    }
+
+    #[test]
+    fn ignored_members_of_shallow_records() {
+        let nested = |n: usize| format!("{{\"id\": 1, \"v\": {}{}}}", "[".repeat(n), "]".repeat(n));
+        // the record's own bracket and 126 more: the limit's last level, read either way
+        for (n, shallow, record) in [(126, true, true), (127, false, false), (200, false, false)] {
+            let text = nested(n);
+            assert_eq!(is_shallow(&text), shallow);
+            let read = matches!(read_line(text.as_bytes(), "id", None), Line::Record(..));
+            assert_eq!(read, record, "{n} levels");
+            let mut de = serde_json::Deserializer::from_str(&text);
+            assert_eq!(Skip.deserialize(&mut de).is_ok(), record);
+        }
+        // what IgnoredAny and Skip both refuse in a member's value
+        for bad in [
+            r#"{"id": 1, "v": NaN}"#,
+            r#"{"id": 1, "v": 01}"#,
+            r#"{"id": 1, "v": 1.}"#,
+            r#"{"id": 1, "v": -}"#,
+            r#"{"id": 1, "v": "\x"}"#,
+            "{\"id\": 1, \"v\": \"a\tb\"}",
+            r#"{"id": 1, "v": [1,]}"#,
+            r#"{"id": 1, "v": {"a" 1}}"#,
+            r#"{"id": 1, "v": tru}"#,
+        ] {
+            assert!(
+                matches!(read_line(bad.as_bytes(), "id", None), Line::Fallback),
+                "{bad}"
+            );
+        }
+        // a lone surrogate in a member: a record (the Python path reads it too)
+        let lone = br#"{"id": "a", "v": "\ud800", "w": [1e999, 123456789012345678901234567890]}"#;
+        assert!(matches!(read_line(lone, "id", None), Line::Record(Some(id), true) if id == "a"));
+        // ... but not in the id, which is read, not skipped
+        let in_id = br#"{"id": "\ud800", "v": 1}"#;
+        assert!(matches!(read_line(in_id, "id", None), Line::Fallback));
     }
 
     #[test]

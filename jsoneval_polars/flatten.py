@@ -40,6 +40,7 @@ Python walker flattens the batch, so messages and warnings have one definition.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 import os
@@ -443,15 +444,23 @@ def read_spans(
     offsets, lengths = spans["o"].to_list(), spans["n"].to_list()
     if lo is None:
         return TextSpans(b"", 0, offsets, lengths)
+    contiguous = hi - lo <= 4 * total + (1 << 20)
     with open(path, "rb") as f:
-        if hi - lo <= 4 * total + (1 << 20):
-            return TextSpans(os.pread(f.fileno(), hi - lo, lo), lo, offsets, lengths)
-        pieces = [None if o is None else os.pread(f.fileno(), n, o)
-                  for o, n in zip(offsets, lengths, strict=True)]
+        if contiguous:
+            joined = os.pread(f.fileno(), hi - lo, lo)
+        elif _native is not None:  # one read a line, without the GIL
+            joined = _native.read_pieces(str(path), offsets, lengths)
+        else:
+            joined = b"".join(os.pread(f.fileno(), n, o)
+                              for o, n in zip(offsets, lengths, strict=True) if o is not None)
+    if len(joined) != (hi - lo if contiguous else total):  # as read_pieces: no short text
+        raise OSError(errno.EIO, "the file is shorter than when it was scanned", str(path))
+    if contiguous:
+        return TextSpans(joined, lo, offsets, lengths)
     ends = itertools.accumulate(n or 0 for n in lengths)  # in the joined buffer
-    return TextSpans(b"".join(p for p in pieces if p is not None), 0,
-                     [None if o is None else end - n
-                      for o, n, end in zip(offsets, lengths, ends, strict=True)], lengths)
+    return TextSpans(joined, 0, [None if o is None else end - n
+                                 for o, n, end in zip(offsets, lengths, ends, strict=True)],
+                     lengths)
 
 
 def flatten_texts(

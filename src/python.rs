@@ -511,6 +511,48 @@ fn scan_lines(
     })
 }
 
+/// The texts at (`offsets`, `lengths`) of the file at `path`, joined in order into one buffer
+/// (a missing one, None, adds nothing), each read in place without the GIL: the lines of a
+/// batch spread over a file (a side in another order than the other), one positioned read
+/// each, where a Python loop of `os.pread` held the GIL for 9-12 ms of a 8,000-line batch.
+#[pyfunction]
+fn read_pieces<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    offsets: Vec<Option<u64>>,
+    lengths: Vec<Option<usize>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    use std::os::unix::fs::FileExt;
+    // OSError(errno, reason, file), as Python's own file errors
+    let os_error = |e: std::io::Error| {
+        let reason = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            "the file is shorter than when it was scanned".to_string()
+        } else {
+            e.to_string()
+        };
+        let errno = e.raw_os_error().unwrap_or(5); // EIO
+        pyo3::exceptions::PyOSError::new_err((errno, reason, path.display().to_string()))
+    };
+    let pieces: Vec<(u64, usize)> = offsets
+        .iter()
+        .zip(&lengths)
+        .filter_map(|(o, n)| Some(((*o)?, (*n)?)))
+        .collect();
+    let total = pieces.iter().map(|(_, n)| n).sum();
+    let file = std::fs::File::open(&path).map_err(os_error)?;
+    PyBytes::new_with(py, total, |buffer| {
+        py.detach(|| {
+            let mut at = 0;
+            for &(offset, n) in &pieces {
+                file.read_exact_at(&mut buffer[at..at + n], offset)?;
+                at += n;
+            }
+            Ok(())
+        })
+        .map_err(os_error)
+    })
+}
+
 /// The records of one chunk of a JSON-array file, or (`objects`) of a file of pretty-printed
 /// objects, as [`scan_lines`] gives those of NDJSON lines: an array's elements numbered by their
 /// position in the chunk from 0, objects by the line (from 0 in the chunk) each starts on; with
@@ -1415,6 +1457,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_count, m)?)?;
     m.add_function(wrap_pyfunction!(unreadable_texts, m)?)?;
     m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(read_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(scan_records, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
     m.add_function(wrap_pyfunction!(match_items, m)?)?;

@@ -14,9 +14,11 @@ import dataclasses
 import datetime
 import decimal
 import enum
+import itertools
 import json
 import math
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -438,6 +440,35 @@ def test_spans_of_a_file_read_as_the_texts_they_hold(tmp_path):
         _native.flatten_spans(b"{}", 10, [10, 11], [2, 2])
     with pytest.raises(ValueError, match="without a length"):
         _native.flatten_spans(b"{}", 0, [0], [None])
+
+
+@pytest.mark.parametrize("kernel", [True, False])
+def test_spread_spans_are_read_line_by_line(tmp_path, monkeypatch, kernel):
+    # lines spread over a file are read one by one into one buffer: by the kernel without the
+    # GIL (_native.read_pieces), or by os.pread without the extension; a line past the file's
+    # end (the file cut since its scan) is an error, never a short text
+    from jsoneval_polars.ingest import read_spans
+
+    if not kernel:
+        monkeypatch.setattr(flat, "_native", None)
+    rng = random.Random(3)
+    lines = [json.dumps({"id": i, "pad": "y" * rng.randrange(5000)}).encode() for i in range(900)]
+    path = tmp_path / "aio.ndjson"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    starts = list(itertools.accumulate((len(x) + 1 for x in lines), initial=0))
+    picked = [*rng.sample(range(900), 40), None, *rng.sample(range(900), 3)]
+    offsets = [None if i is None else starts[i] for i in picked]
+    lengths = [None if i is None else len(lines[i]) for i in picked]
+    spans = read_spans(path, offsets, lengths)
+    assert spans.base == 0 and len(spans.buffer) < starts[-1] // 4  # read line by line
+    assert spans.texts() == [None if i is None else lines[i] for i in picked]
+    path.write_bytes(b"\n".join(lines[:450]))
+    assert any(i is not None and i >= 450 for i in picked)
+    with pytest.raises(OSError, match="shorter than when it was scanned") as error:
+        read_spans(path, offsets, lengths)
+    assert error.value.filename == str(path)
+    with pytest.raises(OSError, match="shorter than when it was scanned"):  # one range
+        read_spans(path, [starts[449], starts[450]], [len(lines[449]), len(lines[450])])
 
 
 def test_lower_case_and_whitespace_agree_with_python_over_every_code_point():

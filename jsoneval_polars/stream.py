@@ -5,10 +5,10 @@ works in two passes over the files, on threads of this process (a thread per cor
 Polars and pyarrow do most of a batch without the GIL; DECISIONS 119):
 
 1. *scan*: each thread parses a byte range of a file and returns, per record, only its line
-   in the range, byte offset, length and doc_id, and the range's line ends, by which the main
-   thread numbers the ranges in file order (with the error rows of lines that are not
-   records; :func:`ingest.scan_range`, :func:`ingest.number_range`); a JSON
-   array or a file of pretty-printed objects is scanned from its start by one thread, a
+   in the range, byte offset, length and doc_id, with the range's number of line ends
+   (:func:`ingest.scan_range`); the main thread numbers the ranges' lines in file order and
+   writes the error rows of the lines that are not records (:func:`ingest.number_range`). A
+   JSON array or a file of pretty-printed objects is scanned from its start by one thread, a
    chunk at a time (:func:`ingest.scan_whole_file`). The run
    hands them to a :class:`pair_plan.PairPlan`, which pairs the ids with
    :func:`ingest.pair_records`, the pairing every driver uses: at once for small inputs, in

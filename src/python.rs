@@ -514,7 +514,7 @@ fn scan_lines(
 /// The texts at (`offsets`, `lengths`) of the file at `path`, joined in order into one buffer
 /// (a missing one, None, adds nothing), each read in place without the GIL: the lines of a
 /// batch spread over a file (a side in another order than the other), one positioned read
-/// each, where a Python loop of `os.pread` held the GIL for 9-12 ms of a 8,000-line batch.
+/// each, where a Python loop of `os.pread` held the GIL for 9-12 ms of an 8,000-line batch.
 #[pyfunction]
 fn read_pieces<'py>(
     py: Python<'py>,

@@ -186,10 +186,16 @@ def score_files(
                                errors)
         scan_errors = pl.DataFrame(rows + errors.rows, schema=ERRORS)
         clock.lap("scan", next_stage="score")
+        # a safety callable runs on each batch's pairs; a table or mapping is the plan's column
+        scored_safety = safety if callable(safety) else None
+        read = functools.partial(
+            read_pairs, files=files, id_field=cfg.id_field, fields=(gt_field, aio_field),
+            metadata=metadata, strict=strict,
+            empty_containers_are_null=cfg.empty_containers_are_null,
+            native=not needs_documents(cfg, scored_safety))
         task = functools.partial(
-            _score_plan, files=files, config=cfg, fields=(gt_field, aio_field),
-            metadata=metadata, staging=writer.staging, strict=strict, partition_by=partition_by,
-            scorer=semantic_scorer, safety=safety if callable(safety) else None)
+            _score_plan, read=read, config=cfg, staging=writer.staging, strict=strict,
+            partition_by=partition_by, scorer=semantic_scorer, safety=scored_safety)
         states = [run_state(errors=scan_errors, n_read=n_read)]
         error_parts = [scan_errors]
         done = 0
@@ -275,20 +281,9 @@ def score_tables(
         read = functools.partial(plan.read_pairs, strict=strict,
                                  empty_containers_are_null=cfg.empty_containers_are_null)
         threads = batch_threads(workers, semantic_scorer, plan.plan.height, batch_size)
-
-        def score_part(number: int, rows: pl.DataFrame) -> tuple[RunState, pl.DataFrame, dict]:
-            t = time.perf_counter()
-            with collector_paused():  # as in a files batch: the collector runs after it
-                pairs = read(rows)
-                if safety is not None:
-                    pairs = pairs.with_safety(safety)
-                read_s = time.perf_counter() - t
-                batch = score_batch(pairs, cfg, semantic_scorer=semantic_scorer,
-                                    strict=strict, dictionary=True)
-            t = time.perf_counter()
-            state, errors = _write_batch(writer.staging, partition_by, number, pairs, batch)
-            return state, errors, {"read_parse": read_s, "write": time.perf_counter() - t,
-                                   **batch.timings}
+        score_part = functools.partial(
+            _score_plan, read=read, config=cfg, staging=writer.staging, strict=strict,
+            partition_by=partition_by, scorer=semantic_scorer, safety=safety)
 
         slices = batch_slices(plan.plan,
                               balanced_batch_size(plan.plan.height, batch_size, threads))
@@ -414,33 +409,29 @@ def _expected_lines(path: Path) -> int:
     return -(-(head.count(b"\n") + 1) * total // len(head))
 
 
-def _score_plan(number: int, plan: pl.DataFrame, *, files: dict[str, Path], config: Config,
-                fields: tuple[str | None, str | None], metadata: list[str], staging: Path,
-                strict: bool, partition_by: str | None, scorer: Scorer | str | None,
-                safety: Callable | None) -> tuple[RunState, pl.DataFrame, dict]:
-    """Score batch ``number`` of the pair plan on a thread: read its pairs back
-    (:func:`ingest.read_pairs`), run the core, write its per-document tables as parts; return
-    its state, error rows and times."""
+def _score_plan(number: int, plan: pl.DataFrame, *, read: Callable[[pl.DataFrame], Pairs],
+                config: Config, staging: Path, strict: bool, partition_by: str | None,
+                scorer: Scorer | str | None, safety: Any) -> tuple[RunState, pl.DataFrame, dict]:
+    """Score batch ``number`` of a plan on a thread, for the files and the tables drivers: read
+    its pairs (``read``: :func:`ingest.read_pairs` or a table plan's), give them their safety
+    (``safety``, else the plan's ``_safety`` column), run the core, write its per-document
+    tables as parts; return its state, error rows and times."""
     t = time.perf_counter()
     # paused for the whole batch, so the collector's next pass comes after its documents are
     # freed instead of walking all of them (measured: 0.2 s per 20k-document batch)
     with collector_paused():
-        pairs = read_pairs(
-            plan, files, id_field=config.id_field, fields=fields, metadata=metadata,
-            strict=strict, empty_containers_are_null=config.empty_containers_are_null,
-            native=not needs_documents(config, safety),
-        )
+        pairs = read(plan)
         if safety is not None:
             pairs = pairs.with_safety(safety)
         elif "_safety" in plan.columns:
             known = plan.filter(pl.col("_safety").is_not_null())
             pairs = pairs.with_safety(dict(zip(known["doc_id"], known["_safety"], strict=True)))
-        read = time.perf_counter() - t
+        read_s = time.perf_counter() - t
         batch = score_batch(pairs, config, semantic_scorer=scorer, strict=strict,
                             dictionary=True)
     t = time.perf_counter()
     state, errors = _write_batch(staging, partition_by, number, pairs, batch)
-    return state, errors, {"read_parse": read, "write": time.perf_counter() - t,
+    return state, errors, {"read_parse": read_s, "write": time.perf_counter() - t,
                            **batch.timings}
 
 

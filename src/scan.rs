@@ -321,7 +321,8 @@ impl<'de> Visitor<'de> for RecordId<'_> {
 /// line ends in `data`: how the files driver numbers the lines of the ranges after this one.
 pub fn scan_lines(data: &[u8], id_field: &str, content: Option<&str>) -> (Scanned, usize) {
     let mut starts = vec![0usize];
-    starts.extend(memchr_newlines(data).map(|i| i + 1));
+    // memchr: a byte-wise filter took 0.3 µs of a 1 KB line's 1.4 µs scan
+    starts.extend(memchr::memchr_iter(b'\n', data).map(|i| i + 1));
     let line_ends = starts.len() - 1;
     let bounds: Vec<(usize, usize)> = starts
         .iter()
@@ -573,12 +574,6 @@ fn element_end(data: &[u8], at: usize) -> Option<usize> {
             (len > 0).then_some(at + len)
         }
     }
-}
-
-/// The positions of the line ends in `data` (a byte-wise filter took 0.3 µs of a 1 KB line's
-/// 1.4 µs scan).
-fn memchr_newlines(data: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    memchr::memchr_iter(b'\n', data)
 }
 
 #[cfg(test)]

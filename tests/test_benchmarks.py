@@ -81,3 +81,24 @@ def test_profile_stages_benchmark_runs_and_every_driver_scores_the_same(tmp_path
     f1 = {r[0].strip(): r[-1].strip() for r in rows if r[0].strip() in
           ("memory", "files-1", "files-2")}
     assert len(f1) == 3 and len(set(f1.values())) == 1, f1
+
+
+def test_run_floors_parse_every_line_and_rewrite_every_row(data, tmp_path):
+    """benchmarks/run.py's floors: the parse-only run parses every line of both files, and the
+    write-only run writes again every row of every table the engine wrote."""
+    import polars as pl
+
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run
+    finally:
+        sys.path.remove(str(BENCH))
+    gt, aio, out = str(data / "gt.ndjson"), str(data / "aio.ndjson"), tmp_path / "out"
+    engine = run._run(run._STREAM, gt, aio, str(run.CONFIG), str(out))
+    assert engine["n"] == 300 and engine["cpu"] > 0
+    parse = run._run(run._PARSE, gt, aio)
+    assert parse["n"] == 600  # 300 lines a side
+    written = sum(pl.read_parquet(table / "**/*.parquet").height
+                  for table in out.iterdir() if table.is_dir())
+    write = run._run(run._WRITE, str(out), "2")
+    assert write["rows"] == written > 0 and write["cpu"] > 0

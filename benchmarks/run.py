@@ -111,8 +111,8 @@ if __name__ == "__main__":
 
 # The write-only floor: the parts the engine wrote in this run (read from its output, not timed)
 # written again as the engine writes them: each batch's part, its labels as Enums, by
-# layout.write_part, on a thread per core. (Whole tables of strings through Polars' writer cost
-# more CPU than the engine's own write stage: no floor.)
+# layout.write_part, on a thread per core, one table in memory at a time. (Whole tables of strings
+# through Polars' writer cost more CPU than the engine's own write stage: no floor.)
 _WRITE = """
 import json, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
@@ -123,20 +123,19 @@ from jsoneval_polars.layout import write_part
 LABELS = {"fields": ("doc_id", "path", "attribute", "bucket", "strategy", "cell"),
           "counts": ("doc_id", "attribute")}
 out, cores = Path(sys.argv[1]), int(sys.argv[2])
-parts = []
-for table in sorted(p for p in out.iterdir() if p.is_dir()):
-    for number, path in enumerate(sorted(table.rglob("*.parquet"))):
-        frame = pl.read_parquet(path)
-        frame = frame.with_columns(
-            pl.col(c).cast(pl.Enum(frame[c].unique(maintain_order=True).drop_nulls()))
-            for c in LABELS.get(table.name, ()))
-        parts.append((table.name, number, frame))
-with tempfile.TemporaryDirectory(dir=out.parent) as target:
-    t, c = time.perf_counter(), time.process_time()
-    with ThreadPoolExecutor(cores) as pool:
-        list(pool.map(lambda part: write_part(target, part[0], part[2], part[1]), parts))
-    seconds, cpu = time.perf_counter() - t, time.process_time() - c
-print(json.dumps({"seconds": seconds, "cpu": cpu, "rows": sum(p[2].height for p in parts)}))
+seconds, cpu, rows = 0.0, 0.0, 0
+with tempfile.TemporaryDirectory(dir=out.parent) as target, ThreadPoolExecutor(cores) as pool:
+    for table in sorted(p for p in out.iterdir() if p.is_dir()):  # one table in memory at a time
+        parts = [pl.read_parquet(path) for path in sorted(table.rglob("*.parquet"))]
+        parts = [part.with_columns(
+            pl.col(c).cast(pl.Enum(part[c].unique(maintain_order=True).drop_nulls()))
+            for c in LABELS.get(table.name, ())) for part in parts]
+        t, c = time.perf_counter(), time.process_time()
+        list(pool.map(lambda n: write_part(target, table.name, parts[n], n), range(len(parts))))
+        seconds, cpu = seconds + time.perf_counter() - t, cpu + time.process_time() - c
+        rows += sum(part.height for part in parts)
+        del parts
+print(json.dumps({"seconds": seconds, "cpu": cpu, "rows": rows}))
 """
 
 

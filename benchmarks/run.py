@@ -109,6 +109,12 @@ if __name__ == "__main__":
     print(json.dumps({"seconds": seconds, "cpu": cpu, "n": n}))
 """
 
+#: the columns of each table core.score_batch hands the writer as Enums (its ``dictionary``):
+#: the write-only floor gives them back to the parts it reads (tests/test_benchmarks.py checks
+#: them against the core)
+LABELS = {"fields": ["doc_id", "path", "attribute", "bucket", "strategy", "cell"],
+          "counts": ["doc_id", "attribute"]}
+
 # The write-only floor: the parts the engine wrote in this run (read from its output, not timed)
 # written again as the engine writes them: each batch's part, its labels as Enums, by
 # layout.write_part, on a thread per core, one table in memory at a time. (Whole tables of strings
@@ -119,17 +125,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import polars as pl
 from jsoneval_polars.layout import write_part
-# the label columns core.score_batch hands the writer as Enums (its ``dictionary``)
-LABELS = {"fields": ("doc_id", "path", "attribute", "bucket", "strategy", "cell"),
-          "counts": ("doc_id", "attribute")}
-out, cores = Path(sys.argv[1]), int(sys.argv[2])
+out, cores, labels = Path(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
 seconds, cpu, rows = 0.0, 0.0, 0
 with tempfile.TemporaryDirectory(dir=out.parent) as target, ThreadPoolExecutor(cores) as pool:
     for table in sorted(p for p in out.iterdir() if p.is_dir()):  # one table in memory at a time
         parts = [pl.read_parquet(path) for path in sorted(table.rglob("*.parquet"))]
         parts = [part.with_columns(
             pl.col(c).cast(pl.Enum(part[c].unique(maintain_order=True).drop_nulls()))
-            for c in LABELS.get(table.name, ())) for part in parts]
+            for c in labels.get(table.name, ())) for part in parts]
         t, c = time.perf_counter(), time.process_time()
         list(pool.map(lambda n: write_part(target, table.name, parts[n], n), range(len(parts))))
         seconds, cpu = seconds + time.perf_counter() - t, cpu + time.process_time() - c
@@ -198,7 +201,7 @@ def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int,
     out = str(HERE / "data" / f"out-{n}")
     for i in range(repeats):
         runs["stream"].append(_run(_STREAM, gt, aio, str(CONFIG), out + "-stream"))
-        runs["write_only"].append(_run(_WRITE, out + "-stream", str(CORES)))
+        runs["write_only"].append(_run(_WRITE, out + "-stream", str(CORES), json.dumps(LABELS)))
         runs["parse_only"].append(_run(_PARSE, gt, aio))
         runs["lean"].append(_run(_LEAN, gt, aio, str(CONFIG), str(HERE)))
         if default_config:

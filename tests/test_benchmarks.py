@@ -5,6 +5,7 @@ scoring, its own check that their tables agree is read from its output."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -100,5 +101,27 @@ def test_run_floors_parse_every_line_and_rewrite_every_row(data, tmp_path):
     assert parse["n"] == 600  # 300 lines a side
     written = sum(pl.read_parquet(table / "**/*.parquet").height
                   for table in out.iterdir() if table.is_dir())
-    write = run._run(run._WRITE, str(out), "2")
+    write = run._run(run._WRITE, str(out), "2", json.dumps(run.LABELS))
     assert write["rows"] == written > 0 and write["cpu"] > 0
+
+
+def test_run_write_floor_labels_are_the_cores_enums(data):
+    """The write-only floor makes Enums of the columns that core.score_batch hands the writer
+    as Enums (``dictionary=True``), and of no others."""
+    import polars as pl
+
+    from jsoneval_polars import load_config
+    from jsoneval_polars.core import score_batch
+    from jsoneval_polars.ingest import pair_inputs
+
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run
+    finally:
+        sys.path.remove(str(BENCH))
+    batch = score_batch(pair_inputs(data / "gt.ndjson", data / "aio.ndjson"),
+                        load_config(run.CONFIG), dictionary=True)
+    for table in ("documents", "fields", "alignments", "counts"):
+        frame = getattr(batch, table)
+        enums = sorted(c for c, dtype in frame.schema.items() if isinstance(dtype, pl.Enum))
+        assert enums == sorted(run.LABELS.get(table, ())), table

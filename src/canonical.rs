@@ -235,6 +235,7 @@ fn write_json(node: &Node, out: &mut String) {
             out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" })
         }
         Node::Float(f) => out.push_str(&float_repr(*f)),
+        Node::Decimal(s) => out.push_str(s),
         Node::Str(s) => push_json_string(out, s),
         Node::Array(items) => {
             out.push('[');

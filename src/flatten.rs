@@ -559,6 +559,7 @@ impl Walker<'_> {
                     let text = canonical_float(*f);
                     out.leaf(doc, item, at, item_root, Kind::Float, text.as_deref())
                 }
+                Node::Decimal(s) => out.leaf(doc, item, at, item_root, Kind::Float, Some(s)),
             }
         }
         Ok(())
@@ -584,6 +585,7 @@ impl Walker<'_> {
             Node::Str(s) => std::borrow::Cow::Borrowed(&**s),
             Node::Int(digits) => std::borrow::Cow::Borrowed(&**digits),
             Node::Float(f) => std::borrow::Cow::Owned(float_repr(*f)),
+            Node::Decimal(s) => std::borrow::Cow::Borrowed(&**s),
             Node::Bool(b) => std::borrow::Cow::Borrowed(if *b { "True" } else { "False" }),
             Node::Object(_) | Node::Array(_) => return Err(Undecided),
         };

@@ -23,6 +23,9 @@ pub enum Node<'a> {
     /// canonical decimal text of an integer of any size (`-0` is written `0`)
     Int(Cow<'a, str>),
     Float(f64),
+    /// a double whose literal is already its canonical text ([`canonical_literal`]): kept as
+    /// written, neither parsed nor formatted again (Python's repr of it is the same text)
+    Decimal(Cow<'a, str>),
     Str(Cow<'a, str>),
     Array(Vec<Node<'a>>),
     /// members in document order
@@ -78,6 +81,9 @@ const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 /// grammar Python's json and orjson apply); None for a double out of range, or one that does
 /// not show the literal's value (more digits than a double keeps): the Python path warns.
 pub fn number(text: Cow<'_, str>) -> Option<Node<'_>> {
+    if canonical_literal(text.as_bytes()) {
+        return Some(Node::Decimal(text));
+    }
     if text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
         let value: f64 = text.parse().ok()?;
         (value.is_finite() && kept_exactly(&text, value)).then_some(Node::Float(value))
@@ -86,6 +92,38 @@ pub fn number(text: Cow<'_, str>) -> Option<Node<'_>> {
     } else {
         Some(Node::Int(text))
     }
+}
+
+/// Whether a JSON number literal is its double's canonical text (`canonical::canonical_float`,
+/// Python's repr) as written: positional, with a fraction that ends in a non-zero digit (so the
+/// value is not whole), at most 15 significant digits and a magnitude in [1e-4, 1e16). Two
+/// decimals of at most 15 significant digits never read as the same double (`f64::DIGITS`),
+/// so no shorter text reads as this literal's double: its shortest round-trip digits are the
+/// literal's own. Most amounts and prices are written this way (`6620.04`).
+pub fn canonical_literal(text: &[u8]) -> bool {
+    let unsigned = text.strip_prefix(b"-").unwrap_or(text);
+    let Some(point) = unsigned.iter().position(|&b| b == b'.') else {
+        return false;
+    };
+    let (whole, fraction) = (&unsigned[..point], &unsigned[point + 1..]);
+    if whole.is_empty()
+        || fraction.is_empty()
+        || !whole.iter().chain(fraction).all(u8::is_ascii_digit)
+        || fraction.last() == Some(&b'0')
+        || (whole.len() > 1 && whole[0] == b'0')
+    {
+        return false; // an exponent, trailing zeros, or not JSON's grammar
+    }
+    let significant = if whole == b"0" {
+        let zeros = fraction.iter().take_while(|&&b| b == b'0').count();
+        if zeros > 3 {
+            return false; // below 1e-4: Python writes it with an exponent
+        }
+        fraction.len() - zeros
+    } else {
+        whole.len() + fraction.len()
+    };
+    significant <= f64::DIGITS as usize
 }
 
 /// Whether a double's shortest round-trip digits (its canonical text's) are the value of the
@@ -305,6 +343,72 @@ mod tests {
         // checks overflow)
         let tiny = format!(r#"{{"f": 1.2345678901234567e{}}}"#, i64::MIN);
         assert_eq!(parse(tiny.as_bytes()), Err(ParseError::Inexact));
+    }
+
+    #[test]
+    fn a_canonical_literal_is_the_text_its_double_is_written_as() {
+        use crate::canonical::canonical_float;
+        for text in [
+            "6620.04",
+            "-0.5",
+            "0.0001",
+            "0.1",
+            "99999999999999.9",
+            "1.00000000000001",
+        ] {
+            assert!(canonical_literal(text.as_bytes()), "{text}");
+        }
+        // trailing zeros, a whole value, an exponent, below 1e-4, 16 digits, not JSON
+        for text in [
+            "1.50",
+            "4563.0",
+            "1e2",
+            "1.5e3",
+            "0.00009",
+            "0.1234567890123456",
+            "1234567890123.456",
+            "12",
+            ".5",
+            "5.",
+            "01.5",
+            "-",
+            "1.-5",
+            "0.0",
+        ] {
+            assert!(!canonical_literal(text.as_bytes()), "{text}");
+        }
+        // every literal it accepts reads as the double whose canonical text it is: digits of
+        // every length, the point at every place, leading zeros after "0." (an LCG, seeded)
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let mut accepted = 0;
+        for _ in 0..200_000 {
+            let digits: String = (0..1 + next(17))
+                .map(|_| (b'0' + next(10) as u8) as char)
+                .collect();
+            let point = 1 + next(digits.len() as u64) as usize;
+            let (whole, fraction) = digits.split_at(point.min(digits.len()));
+            let whole = whole.trim_start_matches('0');
+            let whole = if whole.is_empty() { "0" } else { whole };
+            let sign = if next(2) == 0 { "-" } else { "" };
+            let text = format!("{sign}{whole}.{fraction}");
+            if canonical_literal(text.as_bytes()) {
+                accepted += 1;
+                let value: f64 = text.parse().unwrap();
+                let expected = canonical_float(value).unwrap();
+                assert_eq!(text, expected);
+                assert_eq!(
+                    number(Cow::Borrowed(&text)),
+                    Some(Node::Decimal(Cow::Borrowed(&text)))
+                );
+            }
+        }
+        assert!(accepted > 50_000, "{accepted}");
     }
 
     #[test]

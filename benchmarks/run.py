@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from jsoneval_polars.__main__ import QUIET_BLAS_THREADS
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 #: the cores a run may use: the floors' CPU seconds spread over them bound any engine's wall
@@ -162,10 +164,15 @@ def _tree_rss_mb(pid: int) -> float:
 
 
 def _run(code: str, *args: str, python: str = sys.executable) -> dict:
+    """One measurement in a fresh process, with the environment ``jsoneval`` gives its own
+    process (NumPy's BLAS threads quieted, DECISIONS 116: the engine's snippets call the
+    library, which sets nothing itself; the yardsticks load no NumPy)."""
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(code)  # a file, not -c: spawned workers re-import the main module by path
+    env = dict(os.environ)
+    env.setdefault(*QUIET_BLAS_THREADS)
     proc = subprocess.Popen([python, f.name, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, env=env)
     peak = 0.0
     while proc.poll() is None:
         peak = max(peak, _tree_rss_mb(proc.pid))

@@ -125,3 +125,21 @@ def test_run_write_floor_labels_are_the_cores_enums(data):
         frame = getattr(batch, table)
         enums = sorted(c for c, dtype in frame.schema.items() if isinstance(dtype, pl.Enum))
         assert enums == sorted(run.LABELS.get(table, ())), table
+
+
+def test_run_measures_in_the_environment_the_command_gives_itself(monkeypatch):
+    """benchmarks/run.py runs each measurement with NumPy's BLAS threads quieted, as ``jsoneval``
+    quiets them in its own process (__main__.QUIET_BLAS_THREADS), and a user's own setting wins."""
+    from jsoneval_polars.__main__ import QUIET_BLAS_THREADS
+
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run
+    finally:
+        sys.path.remove(str(BENCH))
+    name, value = QUIET_BLAS_THREADS
+    show = f"import json, os; print(json.dumps({{'value': os.environ.get('{name}')}}))"
+    monkeypatch.delenv(name, raising=False)
+    assert run._run(show)["value"] == value
+    monkeypatch.setenv(name, "12")
+    assert run._run(show)["value"] == "12"

@@ -26,7 +26,9 @@ Index lists and dense greedy lists (all their pairs built) are matched by the na
 when it is built (``src/matching.rs``, :data:`MATCH_NATIVELY`): it takes each instance's items
 and match fields, looks the members up, scores the pairs with the same rules and takes them in
 the same order, without a candidate table. The Polars path below is its reference and matches
-the optimal and large instances.
+the optimal and large instances. When every list of the batch has configured match fields and is
+matched greedily or by index (the usual config), the kernel also finds each depth's instances
+from the items themselves (:func:`_configured_matches`), and no instance or field table is built.
 
 Strings are joined and grouped only on the small item and path tables: list attributes and
 member names are dictionary-encoded once per batch, and every leaf leaves here with a path id
@@ -715,6 +717,8 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
     aio_prefix = [pl.DataFrame(schema=prefix_schema)]
     rows = []
     failed: dict[int, str] = {}
+    configured = (_configured_lists(config, la_names, la_ids, field_ids) if MATCH_NATIVELY
+                  else None)
     for depth in range(1, max_depth + 1):
         g = _with_parent(gt_items.filter(pl.col("depth") == depth), gt_prefix[-1]).rename(
             {"item": "gt_item", "index": "gt_index"}
@@ -722,21 +726,12 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
         a = _with_parent(aio_items.filter(pl.col("depth") == depth), aio_prefix[-1]).rename(
             {"item": "aio_item", "index": "aio_index"}
         )
-        fields = _with_field_thresholds(
-            _match_fields(g, gt_members, config, la_ids, field_ids), config, la_names,
-            field_names,
-        )
-        sizes = _instances(g, a, settings, config)
-        parts = []  # (gt_item, aio_item, similarity) of the matched pairs
-        if MATCH_NATIVELY:
-            by_kernel = sizes.filter(_by_kernel())
-            if by_kernel.height:  # else the kernel would only read the tables
-                parts.append(_native_matches(by_kernel, g, a, fields, gt_members, aio_members))
-            sizes = sizes.filter(~_by_kernel())
-        if sizes.height or not parts:
-            cand = _candidates(g, a, sizes, fields, gt_members, aio_members, la_names, failed)
-            parts.append(_matches(_pair_similarity(cand, fields, gt_members, aio_members)))
-        matched = pl.concat(parts) if len(parts) > 1 else parts[0]
+        matched = None  # (gt_item, aio_item, similarity) of the matched pairs
+        if configured is not None:
+            matched = _configured_matches(g, a, configured, gt_members, aio_members)
+        if matched is None:
+            matched = _depth_matches(g, a, config, settings, (gt_members, aio_members),
+                                     (la_names, la_ids), (field_names, field_ids), failed)
 
         finish = _finish_depth_by_polars if _native is None else _native_finish_depth
         g_prefix, a_prefix, depth_rows = finish(g, a, matched)
@@ -771,6 +766,81 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
         leaves, (pl.concat(gt_prefix), pl.concat(aio_prefix)), (aio_lists, gt_lists)
     )
     return Aligned(g_leaves, a_leaves, alignments, paths, failed)
+
+
+def _depth_matches(
+    g: pl.DataFrame, a: pl.DataFrame, config: Config, settings: pl.DataFrame,
+    members: tuple[pl.DataFrame, pl.DataFrame], lists: tuple[pl.Series, dict],
+    names: tuple[pl.Series, dict], failed: dict[int, str],
+) -> pl.DataFrame:
+    """(gt_item, aio_item, similarity) of one depth's matched pairs: each instance's match
+    fields and sizes as tables, the kernel's instances matched by it, the others from their
+    candidate pairs (a document whose instance is too large goes to ``failed``)."""
+    (gt_members, aio_members), (la_names, la_ids), (field_names, field_ids) = (
+        members, lists, names)
+    fields = _with_field_thresholds(
+        _match_fields(g, gt_members, config, la_ids, field_ids), config, la_names, field_names,
+    )
+    sizes = _instances(g, a, settings, config)
+    parts = []
+    if MATCH_NATIVELY:
+        by_kernel = sizes.filter(_by_kernel())
+        if by_kernel.height:  # else the kernel would only read the tables
+            parts.append(_native_matches(by_kernel, g, a, fields, gt_members, aio_members))
+        sizes = sizes.filter(~_by_kernel())
+    if sizes.height or not parts:
+        cand = _candidates(g, a, sizes, fields, gt_members, aio_members, la_names, failed)
+        parts.append(_matches(_pair_similarity(cand, fields, gt_members, aio_members)))
+    return pl.concat(parts) if len(parts) > 1 else parts[0]
+
+
+def _configured_lists(
+    config: Config, la_names: pl.Series, la_ids: dict[str, int], field_ids: dict[str, int]
+) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The batch's lists as :func:`_configured_matches` takes them when each one has configured
+    match fields and is matched greedily or by index (the common case, and every depth's):
+    their settings (la, by_index, threshold) and match fields (la, field, fuzzy, auto, prefix,
+    threshold, slot), as :func:`_match_fields` and :func:`_with_field_thresholds` would give
+    every instance; None otherwise."""
+    lists, fields = [], []
+    for name in la_names.to_list():
+        lc = config.lists.get(name)
+        if lc is None or not lc.match_fields or lc.method not in _KERNEL_METHODS:
+            return None
+        la = la_ids[name]
+        lists.append((la, lc.method == ListMethod.INDEX, lc.threshold))
+        for slot, f in enumerate(lc.match_fields):
+            threshold = (config.per_field("field_thresholds", name + "[]" + member_segment(f.field),
+                                          f.field) if config.field_thresholds else None)
+            fields.append((la, field_ids[f.field], f.compare.value == "fuzzy",
+                           f.compare.value == "auto", f.prefix, threshold, slot))
+    return (
+        pl.DataFrame(lists, schema={"la": pl.UInt32, "by_index": pl.Boolean,
+                                    "threshold": pl.Float64}, orient="row"),
+        pl.DataFrame(fields, schema={"la": pl.UInt32, "field": pl.UInt32, "fuzzy": pl.Boolean,
+                                     "auto": pl.Boolean, "prefix": pl.Int64,
+                                     "threshold": pl.Float64, "slot": pl.Int64}, orient="row"),
+    )
+
+
+_KERNEL_METHODS = (ListMethod.GREEDY, ListMethod.INDEX)
+
+
+def _configured_matches(
+    g: pl.DataFrame, a: pl.DataFrame, configured: tuple[pl.DataFrame, pl.DataFrame],
+    gt_members: pl.DataFrame, aio_members: pl.DataFrame,
+) -> pl.DataFrame | None:
+    """:func:`_depth_matches` by the kernel alone, for lists given by :func:`_configured_lists`:
+    it finds the instances from the items themselves (src/matching.rs, ``configured_lists``),
+    so no instance or field table is built here. None when an instance is not the kernel's
+    (a greedy one of more than DENSE_PAIRS pairs)."""
+    lists, fields = configured
+    table = _native.match_configured(
+        g.select(*_KEY, pl.col("gt_item").alias("item"), pl.col("gt_index").alias("index")),
+        a.select(*_KEY, pl.col("aio_item").alias("item"), pl.col("aio_index").alias("index")),
+        lists, fields, gt_members, aio_members, TEXT_CAP, DENSE_PAIRS,
+    )
+    return None if table is None else pl.DataFrame(table)
 
 
 def _native_finish_depth(

@@ -80,6 +80,7 @@ pub struct Lists {
 }
 
 /// Rows of one side's items at one depth, in any order: (instance key, item id, list index).
+#[derive(Clone, Copy)]
 pub struct ItemRows<'r> {
     pub key: &'r [Key],
     pub item: &'r [i64],
@@ -280,6 +281,70 @@ impl Lists {
         }
         out
     }
+}
+
+/// A list's settings when its match fields are configured: `index` or `greedy` with its
+/// threshold, and its match fields with their positions in `match_fields`.
+#[derive(Clone, Debug)]
+pub struct ConfiguredList {
+    pub by_index: bool,
+    pub threshold: f64,
+    pub fields: Vec<(i64, MatchField)>,
+}
+
+/// The instances of one depth when every list there has its match fields configured, built
+/// from the items alone (align.py's `_match_fields` and `_instances` for that case): each
+/// (document, list, parent) key with items on both sides, in the order GT first shows it, with
+/// its list's settings and fields. None when a key's list is not in `lists`, or a greedy
+/// instance has more than `dense_pairs` pairs (align.py then blocks its candidates instead).
+pub fn configured_lists(
+    gt: ItemRows,
+    aio: ItemRows,
+    lists: &FxHashMap<i64, ConfiguredList>,
+    dense_pairs: usize,
+) -> Option<Lists> {
+    let mut sizes: FxHashMap<Key, (usize, usize)> = FxHashMap::default();
+    let mut order = Vec::new();
+    for key in gt.key {
+        sizes
+            .entry(*key)
+            .or_insert_with(|| {
+                order.push(*key);
+                (0, 0)
+            })
+            .0 += 1;
+    }
+    for key in aio.key {
+        if let Some(size) = sizes.get_mut(key) {
+            size.1 += 1;
+        }
+    }
+    let (mut keys, mut by_index, mut threshold) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut field_key, mut slot, mut field) = (Vec::new(), Vec::new(), Vec::new());
+    for key in order {
+        let (n_gt, n_aio) = sizes[&key];
+        if n_aio == 0 {
+            continue;
+        }
+        let list = lists.get(&key.1)?;
+        if !list.by_index && n_gt * n_aio > dense_pairs {
+            return None;
+        }
+        keys.push(key);
+        by_index.push(list.by_index);
+        threshold.push(list.threshold);
+        for &(position, f) in &list.fields {
+            field_key.push(key);
+            slot.push(Some(position));
+            field.push(f);
+        }
+    }
+    let fields = FieldRows {
+        key: &field_key,
+        slot: &slot,
+        field: &field,
+    };
+    Some(Lists::gather(&keys, &by_index, &threshold, gt, aio, fields))
 }
 
 /// Each item's member in each match field, item by item, into `out`.
@@ -635,5 +700,72 @@ mod tests {
             (2..3, 1..1, 3..4)
         );
         assert!(i[1].by_index && !i[0].by_index);
+    }
+
+    #[test]
+    fn configured_lists_are_the_keys_with_items_on_both_sides() {
+        let f = |id| MatchField {
+            field: id,
+            ..field(true)
+        };
+        // list 1 greedy on fields 6 then 5; list 2 by index on field 9
+        let lists: FxHashMap<i64, ConfiguredList> = [
+            (
+                1,
+                ConfiguredList {
+                    by_index: false,
+                    threshold: 0.5,
+                    fields: vec![(0, f(6)), (1, f(5))],
+                },
+            ),
+            (
+                2,
+                ConfiguredList {
+                    by_index: true,
+                    threshold: 0.0,
+                    fields: vec![(0, f(9))],
+                },
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let (k1, k2, gt_only) = ((0, 1, -1), (4, 2, 3), (5, 1, -1));
+        let gt = ItemRows {
+            key: &[k2, k1, gt_only, k1],
+            item: &[20, 11, 99, 10],
+            index: &[0, 1, 0, 0],
+        };
+        let aio = ItemRows {
+            key: &[k1, k2, (6, 1, -1)],
+            item: &[30, 40, 50],
+            index: &[0, 0, 0],
+        };
+        let got = configured_lists(gt, aio, &lists, 4).expect("dense");
+        let i = &got.instances;
+        assert_eq!(i.len(), 2); // gt_only and the AIO-only key have no instance
+        assert!(i[0].by_index && !i[1].by_index); // in the order GT shows the keys
+        assert_eq!(got.gt.item, vec![20, 10, 11]);
+        assert_eq!(got.aio.item, vec![40, 30]);
+        let fields: Vec<u32> = got.fields.iter().map(|f| f.field).collect();
+        assert_eq!(fields, vec![9, 6, 5]);
+        assert_eq!((i[1].threshold, i[1].fields.clone()), (0.5, 1..3));
+        // a greedy instance beyond the dense pairs, or a list without settings: not here
+        let gt = ItemRows {
+            key: &[k1, k1, k1],
+            item: &[1, 2, 3],
+            index: &[0, 1, 2],
+        };
+        let aio = ItemRows {
+            key: &[k1, k1],
+            item: &[4, 5],
+            index: &[0, 1],
+        };
+        assert!(configured_lists(gt, aio, &lists, 5).is_none());
+        let unknown = ItemRows {
+            key: &[(0, 8, -1)],
+            item: &[1],
+            index: &[0],
+        };
+        assert!(configured_lists(unknown, unknown, &lists, 5).is_none());
     }
 }

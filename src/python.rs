@@ -23,13 +23,15 @@ use crate::counting::{self, Fields};
 use crate::depth::{self, Items};
 use crate::dictionary;
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
-use crate::matching::{FieldRows, ItemRows, Key, Lists, MatchField, Members, Value};
+use crate::matching::{
+    configured_lists, ConfiguredList, FieldRows, ItemRows, Key, Lists, MatchField, Members, Value,
+};
 use crate::node::Node;
 use crate::ordering::list_orders;
 use crate::pairing::{self, Side};
 use crate::paths::{combinations, Leaves, Prefixes};
 use crate::scan::{scan_lines as scan, scan_values, unreadable, without_bom, Expect, Scanned};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// One table, handed to Python through the Arrow C stream interface.
 #[pyclass(frozen, module = "jsoneval_polars._native")]
@@ -989,6 +991,17 @@ fn matched_items(tables: [&[RecordBatch]; 6], text_cap: usize) -> PyResult<Arrow
             field: &match_fields,
         },
     );
+    matched_table(&lists, gm_batches, am_batches, text_cap)
+}
+
+/// The matched pairs of `lists` (gt_item, aio_item, similarity), their members read from the
+/// member tables.
+fn matched_table(
+    lists: &Lists,
+    gm_batches: &[RecordBatch],
+    am_batches: &[RecordBatch],
+    text_cap: usize,
+) -> PyResult<ArrowTable> {
     let used: FxHashSet<u32> = lists.fields.iter().map(|f| f.field).collect();
     let (gm, am) = (members(gm_batches, &used)?, members(am_batches, &used)?);
     let matched = lists.matched(&gm, &am, text_cap);
@@ -1002,6 +1015,94 @@ fn matched_items(tables: [&[RecordBatch]; 6], text_cap: usize) -> PyResult<Arrow
                 Arc::new(Float64Array::from_iter_values(matched.iter().map(|m| m.2))),
             ),
         ]),
+    })
+}
+
+/// [`match_items`] for a depth whose lists all have configured match fields and are matched
+/// greedily or by index: the instances are the item keys with items on both sides, and each
+/// takes its list's settings (`lists`: la, by_index, threshold) and fields (`fields`: la,
+/// field, fuzzy, auto, prefix, threshold, slot), so align.py builds neither its instance
+/// table nor its field table. None when a greedy instance has more than `dense_pairs` pairs or
+/// a key's list is not in `lists`: align.py then matches the depth its own way.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn match_configured(
+    py: Python<'_>,
+    gt_items: &Bound<'_, PyAny>,
+    aio_items: &Bound<'_, PyAny>,
+    lists: &Bound<'_, PyAny>,
+    fields: &Bound<'_, PyAny>,
+    gt_members: &Bound<'_, PyAny>,
+    aio_members: &Bound<'_, PyAny>,
+    text_cap: usize,
+    dense_pairs: usize,
+) -> PyResult<Option<ArrowTable>> {
+    let (g, a) = (record_batches(gt_items)?, record_batches(aio_items)?);
+    let (l, f) = (record_batches(lists)?, record_batches(fields)?);
+    let (gm_batches, am_batches) = (record_batches(gt_members)?, record_batches(aio_members)?);
+    py.detach(|| {
+        let mut settings: FxHashMap<i64, ConfiguredList> = FxHashMap::default();
+        let (la, by_index, threshold) = (
+            required_ints(&l, "la")?,
+            bools(&l, "by_index")?,
+            floats(&l, "threshold")?,
+        );
+        for i in 0..la.len() {
+            settings.insert(
+                la[i],
+                ConfiguredList {
+                    by_index: by_index[i],
+                    threshold: threshold[i].unwrap_or(0.0),
+                    fields: Vec::new(),
+                },
+            );
+        }
+        let (f_la, field, slot) = (
+            required_ints(&f, "la")?,
+            required_ints(&f, "field")?,
+            required_ints(&f, "slot")?,
+        );
+        let (fuzzy, auto, prefix) = (bools(&f, "fuzzy")?, bools(&f, "auto")?, ints(&f, "prefix")?);
+        let field_threshold = floats(&f, "threshold")?;
+        for i in 0..f_la.len() {
+            let Some(list) = settings.get_mut(&f_la[i]) else {
+                return Err(value_error("a match field of a list without settings"));
+            };
+            list.fields.push((
+                slot[i],
+                MatchField {
+                    field: field[i] as u32,
+                    fuzzy: fuzzy[i],
+                    auto: auto[i],
+                    prefix: prefix[i].map(|p| p.max(0) as usize),
+                    threshold: field_threshold[i],
+                },
+            ));
+        }
+        let (g_keys, a_keys) = (keys(&g)?, keys(&a)?);
+        let (g_item, g_index, a_item, a_index) = (
+            required_ints(&g, "item")?,
+            required_ints(&g, "index")?,
+            required_ints(&a, "item")?,
+            required_ints(&a, "index")?,
+        );
+        let lists = configured_lists(
+            ItemRows {
+                key: &g_keys,
+                item: &g_item,
+                index: &g_index,
+            },
+            ItemRows {
+                key: &a_keys,
+                item: &a_item,
+                index: &a_index,
+            },
+            &settings,
+            dense_pairs,
+        );
+        lists
+            .map(|lists| matched_table(&lists, &gm_batches, &am_batches, text_cap))
+            .transpose()
     })
 }
 
@@ -1461,6 +1562,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan_records, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;
     m.add_function(wrap_pyfunction!(match_items, m)?)?;
+    m.add_function(wrap_pyfunction!(match_configured, m)?)?;
     m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(count_groups, m)?)?;

@@ -129,6 +129,47 @@ def test_native_matching_equals_the_python_path(case):
 
 
 @needs_kernel
+def test_configured_lists_are_matched_without_instance_tables(monkeypatch):
+    """When every list of a batch has configured match fields and is matched greedily or by
+    index, the kernel finds each depth's instances from the items (align._configured_matches);
+    otherwise, or when a greedy instance has more than DENSE_PAIRS pairs, align.py builds
+    its instance and field tables (align._depth_matches). The tables are the Python path's,
+    and the alignment the reference's, every way."""
+    calls = []
+    for name in ("_configured_matches", "_depth_matches"):
+        original = getattr(align, name)
+
+        def counted(*args, _name=name, _original=original, **kwargs):
+            result = _original(*args, **kwargs)
+            calls.append((_name, result is not None))
+            return result
+
+        monkeypatch.setattr(align, name, counted)
+    rng = random.Random(11)
+    words = ["bolt", "bolts", "cable", "cables", "drill", "hammer", "nail", "nails"]
+    docs = [doc([{"name": rng.choice(words), "qty": rng.randint(1, 3)} for _ in range(n)],
+                [{"name": rng.choice(words), "qty": rng.randint(1, 3)} for _ in range(m)],
+                doc_id=f"d{n}-{m}")
+            for n, m in [(0, 2), (3, 0), (4, 5), (6, 6), (9, 2)]]
+    configured = list_config(0.5, "greedy", ["name", "qty"])
+    for config, taken in [
+        (configured, ("_configured_matches", True)),
+        (list_config(0.5, "index", ["name"]), ("_configured_matches", True)),
+        (list_config(0.5, "greedy"), ("_depth_matches", True)),  # every scalar field
+        (list_config(0.5, "optimal", ["name"]), ("_depth_matches", True)),
+    ]:
+        calls.clear()
+        assert_native_matching_equals_python(docs, config)
+        assert_engine_matches_reference(docs, config)
+        assert calls[0] == taken, config
+    monkeypatch.setattr(align, "DENSE_PAIRS", 20)  # the 4 x 5 instance is dense, 6 x 6 is not
+    calls.clear()
+    assert_native_matching_equals_python(docs, configured)
+    assert_engine_matches_reference(docs, configured)
+    assert calls[:2] == [("_configured_matches", False), ("_depth_matches", True)]
+
+
+@needs_kernel
 @settings(max_examples=100, deadline=None, suppress_health_check=SLOW)
 @given(case=cases(with_list=True, methods=("greedy", "index")))
 def test_native_leaf_combinations_equal_the_polars_path(case):

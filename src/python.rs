@@ -949,42 +949,15 @@ fn matched_items(tables: [&[RecordBatch]; 6], text_cap: usize) -> PyResult<Arrow
         .into_iter()
         .map(|t| t.unwrap_or(0.0))
         .collect();
-    let (g_keys, a_keys) = (keys(g)?, keys(a)?);
-    let (g_item, g_index, a_item, a_index) = (
-        required_ints(g, "item")?,
-        required_ints(g, "index")?,
-        required_ints(a, "item")?,
-        required_ints(a, "index")?,
-    );
-    let field = required_ints(f, "field")?;
-    let fuzzy = bools(f, "fuzzy")?;
-    let auto = bools(f, "auto")?;
-    let prefix = ints(f, "prefix")?;
+    let (g, a) = (ItemColumns::read(g)?, ItemColumns::read(a)?);
     let slot = ints(f, "slot")?;
-    let field_threshold = floats(f, "threshold")?;
-    let match_fields: Vec<MatchField> = (0..field.len())
-        .map(|i| MatchField {
-            field: field[i] as u32,
-            fuzzy: fuzzy[i],
-            auto: auto[i],
-            prefix: prefix[i].map(|p| p.max(0) as usize),
-            threshold: field_threshold[i],
-        })
-        .collect();
+    let match_fields = match_field_rows(f)?;
     let lists = Lists::gather(
         &keys(inst)?,
         &by_index,
         &threshold,
-        ItemRows {
-            key: &g_keys,
-            item: &g_item,
-            index: &g_index,
-        },
-        ItemRows {
-            key: &a_keys,
-            item: &a_item,
-            index: &a_index,
-        },
+        g.rows(),
+        a.rows(),
         FieldRows {
             key: &keys(f)?,
             slot: &slot,
@@ -992,6 +965,47 @@ fn matched_items(tables: [&[RecordBatch]; 6], text_cap: usize) -> PyResult<Arrow
         },
     );
     matched_table(&lists, gm_batches, am_batches, text_cap)
+}
+
+/// One side's item rows at one depth as the matcher reads them: instance key, item, index.
+struct ItemColumns {
+    key: Vec<Key>,
+    item: Vec<i64>,
+    index: Vec<i64>,
+}
+
+impl ItemColumns {
+    fn read(batches: &[RecordBatch]) -> PyResult<Self> {
+        Ok(ItemColumns {
+            key: keys(batches)?,
+            item: required_ints(batches, "item")?,
+            index: required_ints(batches, "index")?,
+        })
+    }
+
+    fn rows(&self) -> ItemRows<'_> {
+        ItemRows {
+            key: &self.key,
+            item: &self.item,
+            index: &self.index,
+        }
+    }
+}
+
+/// The match fields of a field table's rows (field, fuzzy, auto, prefix, threshold).
+fn match_field_rows(f: &[RecordBatch]) -> PyResult<Vec<MatchField>> {
+    let field = required_ints(f, "field")?;
+    let (fuzzy, auto, prefix) = (bools(f, "fuzzy")?, bools(f, "auto")?, ints(f, "prefix")?);
+    let threshold = floats(f, "threshold")?;
+    Ok((0..field.len())
+        .map(|i| MatchField {
+            field: field[i] as u32,
+            fuzzy: fuzzy[i],
+            auto: auto[i],
+            prefix: prefix[i].map(|p| p.max(0) as usize),
+            threshold: threshold[i],
+        })
+        .collect())
 }
 
 /// The matched pairs of `lists` (gt_item, aio_item, similarity), their members read from the
@@ -1057,49 +1071,15 @@ fn match_configured(
                 },
             );
         }
-        let (f_la, field, slot) = (
-            required_ints(&f, "la")?,
-            required_ints(&f, "field")?,
-            required_ints(&f, "slot")?,
-        );
-        let (fuzzy, auto, prefix) = (bools(&f, "fuzzy")?, bools(&f, "auto")?, ints(&f, "prefix")?);
-        let field_threshold = floats(&f, "threshold")?;
-        for i in 0..f_la.len() {
-            let Some(list) = settings.get_mut(&f_la[i]) else {
+        let (f_la, slot) = (required_ints(&f, "la")?, required_ints(&f, "slot")?);
+        for ((la, slot), field) in f_la.iter().zip(slot).zip(match_field_rows(&f)?) {
+            let Some(list) = settings.get_mut(la) else {
                 return Err(value_error("a match field of a list without settings"));
             };
-            list.fields.push((
-                slot[i],
-                MatchField {
-                    field: field[i] as u32,
-                    fuzzy: fuzzy[i],
-                    auto: auto[i],
-                    prefix: prefix[i].map(|p| p.max(0) as usize),
-                    threshold: field_threshold[i],
-                },
-            ));
+            list.fields.push((slot, field));
         }
-        let (g_keys, a_keys) = (keys(&g)?, keys(&a)?);
-        let (g_item, g_index, a_item, a_index) = (
-            required_ints(&g, "item")?,
-            required_ints(&g, "index")?,
-            required_ints(&a, "item")?,
-            required_ints(&a, "index")?,
-        );
-        let lists = configured_lists(
-            ItemRows {
-                key: &g_keys,
-                item: &g_item,
-                index: &g_index,
-            },
-            ItemRows {
-                key: &a_keys,
-                item: &a_item,
-                index: &a_index,
-            },
-            &settings,
-            dense_pairs,
-        );
+        let (g, a) = (ItemColumns::read(&g)?, ItemColumns::read(&a)?);
+        let lists = configured_lists(g.rows(), a.rows(), &settings, dense_pairs);
         lists
             .map(|lists| matched_table(&lists, &gm_batches, &am_batches, text_cap))
             .transpose()

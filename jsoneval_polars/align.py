@@ -52,6 +52,8 @@ from .readers import member_keys
 
 _SCALAR_KINDS = ["null", "bool", "int", "float", "string"]
 _KEY = ["doc", "la", "pcanon"]  # list instance; la = list attribute id
+#: The methods whose instances src/matching.rs matches (the dense ones, for greedy).
+_KERNEL_METHODS = (ListMethod.GREEDY, ListMethod.INDEX)
 
 #: The alignments table of a batch: the output table's columns, keyed by ``doc`` (the batch's
 #: document number) until the batch core attaches the doc ids.
@@ -822,8 +824,6 @@ def _configured_lists(
                                      "threshold": pl.Float64, "slot": pl.Int64}, orient="row"),
     )
 
-
-_KERNEL_METHODS = (ListMethod.GREEDY, ListMethod.INDEX)
 
 
 def _configured_matches(

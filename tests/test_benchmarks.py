@@ -23,6 +23,17 @@ def data(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def run():
+    """benchmarks/run.py as a module, for its snippets and helpers."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run
+    finally:
+        sys.path.remove(str(BENCH))
+    return run
+
+
 def _run(script: str, *args: str) -> str:
     proc = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
                           text=True, timeout=600, cwd=ROOT, check=False)
@@ -84,16 +95,11 @@ def test_profile_stages_benchmark_runs_and_every_driver_scores_the_same(tmp_path
     assert len(f1) == 3 and len(set(f1.values())) == 1, f1
 
 
-def test_run_floors_parse_every_line_and_rewrite_every_row(data, tmp_path):
+def test_run_floors_parse_every_line_and_rewrite_every_row(data, run, tmp_path):
     """benchmarks/run.py's floors: the parse-only run parses every line of both files, and the
     write-only run writes again every row of every table the engine wrote."""
     import polars as pl
 
-    sys.path.insert(0, str(BENCH))
-    try:
-        import run
-    finally:
-        sys.path.remove(str(BENCH))
     gt, aio, out = str(data / "gt.ndjson"), str(data / "aio.ndjson"), tmp_path / "out"
     engine = run._run(run._STREAM, gt, aio, str(run.CONFIG), str(out))
     assert engine["n"] == 300 and engine["cpu"] > 0
@@ -105,7 +111,7 @@ def test_run_floors_parse_every_line_and_rewrite_every_row(data, tmp_path):
     assert write["rows"] == written > 0 and write["cpu"] > 0
 
 
-def test_run_write_floor_labels_are_the_cores_enums(data):
+def test_run_write_floor_labels_are_the_cores_enums(data, run):
     """The write-only floor makes Enums of the columns that core.score_batch hands the writer
     as Enums (``dictionary=True``), and of no others."""
     import polars as pl
@@ -114,11 +120,6 @@ def test_run_write_floor_labels_are_the_cores_enums(data):
     from jsoneval_polars.core import score_batch
     from jsoneval_polars.ingest import pair_inputs
 
-    sys.path.insert(0, str(BENCH))
-    try:
-        import run
-    finally:
-        sys.path.remove(str(BENCH))
     batch = score_batch(pair_inputs(data / "gt.ndjson", data / "aio.ndjson"),
                         load_config(run.CONFIG), dictionary=True)
     for table in ("documents", "fields", "alignments", "counts"):
@@ -127,16 +128,11 @@ def test_run_write_floor_labels_are_the_cores_enums(data):
         assert enums == sorted(run.LABELS.get(table, ())), table
 
 
-def test_run_measures_in_the_environment_the_command_gives_itself(monkeypatch):
+def test_run_measures_in_the_environment_the_command_gives_itself(run, monkeypatch):
     """benchmarks/run.py runs each measurement with NumPy's BLAS threads quieted, as ``jsoneval``
     quiets them in its own process (__main__.QUIET_BLAS_THREADS), and a user's own setting wins."""
     from jsoneval_polars.__main__ import QUIET_BLAS_THREADS
 
-    sys.path.insert(0, str(BENCH))
-    try:
-        import run
-    finally:
-        sys.path.remove(str(BENCH))
     name, value = QUIET_BLAS_THREADS
     show = f"import json, os; print(json.dumps({{'value': os.environ.get('{name}')}}))"
     monkeypatch.delenv(name, raising=False)

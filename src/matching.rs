@@ -33,19 +33,60 @@ pub struct Value<'a> {
     pub key: Option<&'a str>,
 }
 
-/// The members of one side, by (item, field).
+/// The members of one side, by (item, field): rows sorted by item and field, an item's first
+/// row found from its id. Item ids are drawn densely in a batch and list instances come in
+/// document order, so lookups read rows near the last ones; a hash table's slots were a cache
+/// miss each (57 % of matching a batch's lists).
 #[derive(Default)]
 pub struct Members<'a> {
-    by_item: FxHashMap<(i64, u32), Value<'a>>,
+    rows: Vec<(i64, u32, Value<'a>)>,
+    /// rows of item `first_item + i` start at `starts[i]` (the last entry ends them); empty
+    /// when the ids are too sparse, and rows are then found by binary search
+    starts: Vec<u32>,
+    first_item: i64,
+}
+
+impl<'a> FromIterator<(i64, u32, Value<'a>)> for Members<'a> {
+    /// The rows (item, field, value); of a repeated (item, field), the last.
+    fn from_iter<I: IntoIterator<Item = (i64, u32, Value<'a>)>>(rows: I) -> Self {
+        let mut rows: Vec<_> = rows.into_iter().collect();
+        rows.reverse(); // the stable sort then puts the last given first, which dedup keeps
+        rows.sort_by_key(|&(item, field, _)| (item, field));
+        rows.dedup_by_key(|&mut (item, field, _)| (item, field));
+        let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+            return Members::default();
+        };
+        let first_item = first.0;
+        let span = last.0.abs_diff(first_item);
+        let mut starts = Vec::new();
+        if span < 4 * rows.len() as u64 + 1024 {
+            starts.reserve(span as usize + 2);
+            for (r, &(item, _, _)) in rows.iter().enumerate() {
+                let at = (item - first_item) as usize;
+                starts.resize(at + 1, r as u32);
+            }
+            starts.push(rows.len() as u32);
+        }
+        Members {
+            rows,
+            starts,
+            first_item,
+        }
+    }
 }
 
 impl<'a> Members<'a> {
-    pub fn insert(&mut self, item: i64, field: u32, value: Value<'a>) {
-        self.by_item.insert((item, field), value);
-    }
-
     fn get(&self, item: i64, field: u32) -> Option<&Value<'a>> {
-        self.by_item.get(&(item, field))
+        let rows = if self.starts.is_empty() {
+            let from = self.rows.partition_point(|r| r.0 < item);
+            let to = from + self.rows[from..].partition_point(|r| r.0 == item);
+            &self.rows[from..to]
+        } else {
+            let at = usize::try_from(item.checked_sub(self.first_item)?).ok()?;
+            let (&from, &to) = (self.starts.get(at)?, self.starts.get(at + 1)?);
+            &self.rows[from as usize..to as usize]
+        };
+        rows.iter().find(|r| r.1 == field).map(|r| &r.2)
     }
 }
 
@@ -254,9 +295,40 @@ impl Lists {
                 }
                 continue;
             }
+            gt_taken.clear();
+            gt_taken.resize(inst.gt.len(), false);
+            aio_taken.clear();
+            aio_taken.resize(inst.aio.len(), false);
+            // A pair equal in every field it compares scores 1, the most any pair can, and
+            // the greedy order takes those first, by GT then AIO index: they are taken here
+            // with no similarity computed, and only the items left are scored. Most items of
+            // an extracted list come back as written (77 % of the benchmark's).
+            if inst.threshold <= 1.0 && fields.iter().all(|f| f.threshold.is_none_or(|t| t <= 1.0))
+            {
+                for g in inst.gt.clone() {
+                    let g0 = (g - inst.gt.start) * k;
+                    for a in inst.aio.clone() {
+                        let ai = a - inst.aio.start;
+                        if !aio_taken[ai]
+                            && identical(fields, &gs[g0..g0 + k], &aside[ai * k..ai * k + k])
+                        {
+                            gt_taken[g - inst.gt.start] = true;
+                            aio_taken[ai] = true;
+                            out.push((gt.item[g], aio.item[a], 1.0));
+                            break;
+                        }
+                    }
+                }
+            }
             candidates.clear();
             for g in inst.gt.clone() {
+                if gt_taken[g - inst.gt.start] {
+                    continue;
+                }
                 for a in inst.aio.clone() {
+                    if aio_taken[a - inst.aio.start] {
+                        continue;
+                    }
                     match mean(g, a, Some(inst.threshold)) {
                         Some(s) if s >= inst.threshold => {
                             candidates.push((s, gt.index[g], aio.index[a], g, a))
@@ -266,10 +338,6 @@ impl Lists {
                 }
             }
             candidates.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
-            gt_taken.clear();
-            gt_taken.resize(inst.gt.len(), false);
-            aio_taken.clear();
-            aio_taken.resize(inst.aio.len(), false);
             for &(s, _, _, g, a) in &candidates {
                 let (gi, ai) = (g - inst.gt.start, a - inst.aio.start);
                 if !gt_taken[gi] && !aio_taken[ai] {
@@ -430,6 +498,31 @@ fn pair_mean(
         }
     }
     Some(if n == 0 { 0.0 } else { sum / n as f64 })
+}
+
+/// Whether a pair scores 1 in every match field it compares, and compares one: its mean is
+/// then 1. No other pair's is: a field scores 0 or 1, or a Levenshtein score of at most
+/// 1 - 1/length (lengths up to the text cap), so a mean of fewer than 2^30 fields stays below 1.
+fn identical(fields: &[MatchField], g: &[Side], a: &[Side]) -> bool {
+    let mut compared = false;
+    for (j, f) in fields.iter().enumerate() {
+        match (g[j].value, a[j].value) {
+            (None, None) => continue,
+            (Some(gv), Some(av)) => {
+                let one = if is_fuzzy(f, gv) {
+                    g[j].capped == a[j].capped
+                } else {
+                    same(f, &g[j], gv, &a[j], av) == 1.0
+                };
+                if !one {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+        compared = true;
+    }
+    compared
 }
 
 fn is_fuzzy(f: &MatchField, g: &Value) -> bool {
@@ -620,15 +713,46 @@ mod tests {
     }
 
     #[test]
+    fn members_are_found_by_item_and_field_dense_or_sparse() {
+        for step in [1, 1 << 40] {
+            let rows = [
+                (3, 1, "c"),
+                (1, 0, "a"),
+                (3, 0, "b"),
+                (1, 0, "a2"),
+                (7, 2, "d"),
+            ];
+            let members: Members = rows
+                .iter()
+                .map(|&(item, field, t)| (item * step, field, text(t)))
+                .collect();
+            assert_eq!(members.starts.is_empty(), step > 1);
+            let got = |item: i64, field| members.get(item * step, field).and_then(|v| v.text);
+            // of a repeated (item, field), the last given
+            assert_eq!(got(1, 0), Some("a2"));
+            assert_eq!(
+                (got(3, 0), got(3, 1), got(7, 2)),
+                (Some("b"), Some("c"), Some("d"))
+            );
+            assert_eq!(
+                (got(1, 1), got(2, 0), got(7, 0), got(8, 2)),
+                (None, None, None, None)
+            );
+            assert_eq!(members.get(-5, 0).map(|v| v.text), None);
+        }
+        assert!(Members::default().get(0, 0).is_none());
+    }
+
+    #[test]
     fn greedy_takes_the_best_pairs_first() {
-        let mut gm = Members::default();
-        let mut am = Members::default();
-        for (item, t) in [(0, "apple"), (1, "apply")] {
-            gm.insert(item, 0, text(t));
-        }
-        for (item, t) in [(10, "apply"), (11, "apple"), (12, "zzzzz")] {
-            am.insert(item, 0, text(t));
-        }
+        let gm: Members = [(0, "apple"), (1, "apply")]
+            .into_iter()
+            .map(|(item, t)| (item, 0, text(t)))
+            .collect();
+        let am: Members = [(10, "apply"), (11, "apple"), (12, "zzzzz")]
+            .into_iter()
+            .map(|(item, t)| (item, 0, text(t)))
+            .collect();
         let inst = Instance {
             by_index: false,
             threshold: 0.5,
@@ -657,6 +781,119 @@ mod tests {
         }];
         let got = lists.matched(&gm, &am, 100);
         assert_eq!(got, vec![(0, 10, 0.8), (1, 11, 0.8)]);
+    }
+
+    /// The greedy pairs of one instance from every pair's mean, sorted: the order `matched`
+    /// keeps without computing the pairs it takes as equal or leaves out.
+    fn greedy_by_every_pair(lists: &Lists, gm: &Members, am: &Members) -> Vec<Matched> {
+        let inst = &lists.instances[0];
+        let fields = &lists.fields[inst.fields.clone()];
+        let (mut gs, mut aside, mut scores) = (Vec::new(), Vec::new(), Vec::new());
+        sides(&mut gs, &lists.gt, inst.gt.clone(), fields, gm, 100);
+        sides(&mut aside, &lists.aio, inst.aio.clone(), fields, am, 100);
+        let k = fields.len();
+        let mut candidates = Vec::new();
+        for g in 0..inst.gt.len() {
+            for a in 0..inst.aio.len() {
+                let s = pair_mean(
+                    fields,
+                    &gs[g * k..g * k + k],
+                    &aside[a * k..a * k + k],
+                    None,
+                    &mut scores,
+                )
+                .unwrap();
+                if s >= inst.threshold {
+                    candidates.push((s, g, a));
+                }
+            }
+        }
+        candidates.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+        let (mut gt_taken, mut aio_taken) =
+            (vec![false; inst.gt.len()], vec![false; inst.aio.len()]);
+        let mut out = Vec::new();
+        for (s, g, a) in candidates {
+            if !gt_taken[g] && !aio_taken[a] {
+                (gt_taken[g], aio_taken[a]) = (true, true);
+                out.push((lists.gt.item[g], lists.aio.item[a], s));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn equal_pairs_taken_first_give_the_greedy_pairs_of_every_pair() {
+        // random instances over few words, so that equal items, near ones, nulls and
+        // repeats all occur; two fields, fuzzy and exact, with and without a field threshold
+        let words = ["bolt", "bolts", "nut", "cable usb", "cable", "", "bolt x"];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let null = Value {
+            text: None,
+            is_null: true,
+            is_string: false,
+            key: None,
+        };
+        let mut taken_as_equal = 0;
+        for round in 0..3000 {
+            let (n_gt, n_aio) = (next(6) as usize, next(6) as usize);
+            let (mut gt_rows, mut aio_rows) = (Vec::new(), Vec::new());
+            for (rows, n, base) in [(&mut gt_rows, n_gt, 0), (&mut aio_rows, n_aio, 100)] {
+                for i in 0..n as i64 {
+                    for f in 0..2u32 {
+                        match next(9) {
+                            0 => {}
+                            1 => rows.push((base + i, f, null)),
+                            w => rows.push((base + i, f, text(words[(w as usize) % words.len()]))),
+                        }
+                    }
+                }
+            }
+            // given in any order
+            gt_rows.reverse();
+            let (gm, am): (Members, Members) = (
+                gt_rows.into_iter().collect(),
+                aio_rows.into_iter().collect(),
+            );
+            let fields = [
+                MatchField {
+                    threshold: if round % 3 == 0 { Some(0.7) } else { None },
+                    ..field(true)
+                },
+                MatchField {
+                    field: 1,
+                    ..field(false)
+                },
+            ];
+            let k = if round % 2 == 0 { 1 } else { 2 };
+            let lists = Lists {
+                instances: vec![Instance {
+                    by_index: false,
+                    threshold: [0.0, 0.5, 0.8, 1.0][round % 4],
+                    gt: 0..n_gt,
+                    aio: 0..n_aio,
+                    fields: 0..k,
+                }],
+                gt: Items {
+                    item: (0..n_gt as i64).collect(),
+                    index: (0..n_gt as i64).collect(),
+                },
+                aio: Items {
+                    item: (100..100 + n_aio as i64).collect(),
+                    index: (0..n_aio as i64).collect(),
+                },
+                fields: fields[..k].to_vec(),
+            };
+            let got = lists.matched(&gm, &am, 100);
+            assert_eq!(got, greedy_by_every_pair(&lists, &gm, &am), "round {round}");
+            taken_as_equal += got.iter().filter(|m| m.2 == 1.0).count();
+        }
+        assert!(taken_as_equal > 500, "{taken_as_equal}");
     }
 
     #[test]

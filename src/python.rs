@@ -896,7 +896,7 @@ fn members<'a>(batches: &'a [RecordBatch], fields: &FxHashSet<u32>) -> PyResult<
     let is_null = bools(batches, "is_null")?;
     let kind = strs(batches, "kind")?;
     let key = strs(batches, "key")?;
-    let mut out = Members::default();
+    let mut rows = Vec::new();
     for i in (0..item.len()).filter(|&i| fields.contains(&(field[i] as u32))) {
         if !is_null[i] && text[i].is_none() {
             return Err(value_error("a member that is not null has no text"));
@@ -907,9 +907,9 @@ fn members<'a>(batches: &'a [RecordBatch], fields: &FxHashSet<u32>) -> PyResult<
             is_string: kind[i] == Some("string"),
             key: key[i],
         };
-        out.insert(item[i], field[i] as u32, value);
+        rows.push((item[i], field[i] as u32, value));
     }
-    Ok(out)
+    Ok(rows.into_iter().collect())
 }
 
 /// The matched pairs (gt_item, aio_item, similarity) of greedy and index list instances

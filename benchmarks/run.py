@@ -114,7 +114,8 @@ if __name__ == "__main__":
 #: the columns of each table core.score_batch hands the writer as Enums (its ``dictionary``):
 #: the write-only floor gives them back to the parts it reads (tests/test_benchmarks.py checks
 #: them against the core)
-LABELS = {"fields": ["doc_id", "path", "attribute", "bucket", "strategy", "cell"],
+LABELS = {"fields": ["doc_id", "path", "attribute", "gt_kind", "aio_kind", "bucket", "strategy",
+                     "cell"],
           "counts": ["doc_id", "attribute"]}
 
 # The write-only floor: the parts the engine wrote in this run (read from its output, not timed)

@@ -36,7 +36,7 @@ from .counts import RunState, doc_attribute_counts, run_state
 from .flatten import flatten, path_keys
 from .ingest import ErrorRows, Pairs
 from .rates import document_rates
-from .schemas import BUCKETS, CELLS, DOCUMENTS, ERRORS, FIELDS, STRATEGIES
+from .schemas import BUCKETS, CELLS, DOCUMENTS, ERRORS, FIELDS, KINDS, STRATEGIES
 from .scorers import Scorer
 from .similarity import (
     long_text_warnings,
@@ -199,6 +199,13 @@ def score_batch(
     def per_doc(frame: pl.DataFrame, keys: pl.DataFrame = doc_keys) -> pl.DataFrame:
         return keys[frame["doc"]]
 
+    def kind(side: str) -> str | pl.Expr:
+        # Enums from the kernel's codes (classify.pair_leaves) for the dictionary writer
+        code = f"{side}_kind_code"
+        if label is _enum and code in fields.columns:
+            return _enum(code, KINDS).alias(f"{side}_kind")
+        return f"{side}_kind"
+
     counts = pl.concat(
         [per_doc(counts, field_keys),
          counts.select(label("attr", attributes).alias("attribute"), pl.exclude("doc", "attr"))],
@@ -221,7 +228,7 @@ def score_batch(
                     label("attr", attributes).alias("attribute"),
                     pl.col("gt_text").alias("gt_value"),
                     pl.col("aio_text").alias("aio_value"),
-                    "gt_kind", "aio_kind", "gt_present", "aio_present",
+                    kind("gt"), kind("aio"), "gt_present", "aio_present",
                     label("bucket", BUCKETS),
                     label("strategy", STRATEGIES),
                     "similarity", "match",

@@ -35,6 +35,9 @@ BUCKETS = (
 )
 EXTRA_KEYS, GT_NULL_AIO_HAS_VALUE, BOTH_NON_NULL, AIO_MISSING_OR_NULL = range(len(BUCKETS))
 
+#: A leaf's kinds (src/flatten.rs ``KIND_NAMES``, the codes the kernel's pairing hands over).
+KINDS = ("null", "bool", "int", "float", "string", "array", "object")
+
 #: Confusion cells of a field (SPEC §7).
 CELLS = ("TP", "TN", "FP", "FN", "FP+FN")
 TP, TN, FP, FN, FP_FN = range(len(CELLS))

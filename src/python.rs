@@ -1168,6 +1168,14 @@ fn pair_leaves(
                 .collect();
             Arc::new(BooleanArray::from(flags))
         };
+        // the kinds as codes of KIND_NAMES too, which the files driver writes as the Parquet
+        // dictionary they are (hashing the strings took 8 ms of a 7,000-pair part's 60)
+        if let (Some(g_codes), Some(a_codes)) =
+            (kind_codes(g_kind, g_rows), kind_codes(a_kind, a_rows))
+        {
+            columns.push(("gt_kind_code", g_codes));
+            columns.push(("aio_kind_code", a_codes));
+        }
         columns.extend([
             ("gt_text", gathered(g_text, g_rows)),
             ("aio_text", gathered(a_text, a_rows)),
@@ -1182,6 +1190,26 @@ fn pair_leaves(
             batch: batch(columns),
         }))
     })
+}
+
+/// The code in [`KIND_NAMES`] of the kind at each of `rows` (None: a null); None when a kind
+/// is not one of them.
+fn kind_codes(kinds: &StringViewArray, rows: &[Option<u32>]) -> Option<ArrayRef> {
+    let names: Vec<u128> = KIND_NAMES
+        .iter()
+        .map(|n| inline_view(n.as_bytes()))
+        .collect();
+    let views = kinds.views();
+    let mut codes = Vec::with_capacity(rows.len());
+    for row in rows {
+        codes.push(match row {
+            Some(r) if kinds.is_valid(*r as usize) => {
+                Some(names.iter().position(|n| *n == views[*r as usize])? as u8)
+            }
+            _ => None,
+        });
+    }
+    Some(Arc::new(UInt8Array::from(codes)))
 }
 
 /// The strings at `rows` (None: a null), sharing the array's data buffers.
@@ -1532,6 +1560,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<FieldScorer>()?;
     m.add_class::<StrategyDetector>()?;
     m.add_class::<MemberKeys>()?;
+    m.add("KIND_NAMES", KIND_NAMES.to_vec())?;
     m.add_function(wrap_pyfunction!(flatten_json, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_spans, m)?)?;
     m.add_function(wrap_pyfunction!(flatten_objects, m)?)?;

@@ -165,6 +165,26 @@ def test_enum_parts_read_back_as_plain_strings(tmp_path):
     assert "RLE_DICTIONARY" not in chunks["gt_value"].encodings
 
 
+def test_the_files_driver_writes_the_kinds_as_dictionaries_of_the_kernels_codes(tmp_path):
+    """The kernel's pairing hands the kinds over as codes of ``schemas.KINDS`` too, and the
+    files driver writes them as Enums (Parquet dictionaries, tests/test_benchmarks.py checks
+    which columns); they read back as the strings of the in-memory run."""
+    from jsoneval_polars.flatten import _native
+    from jsoneval_polars.schemas import KINDS
+
+    if _native is None:
+        pytest.skip("the native kernel is not built")
+    assert tuple(_native.KIND_NAMES) == KINDS
+    out = score_files(GT, AIO, tmp_path / "run", config=config_a(), batch_size=100, workers=1)
+    keys = ["doc_id", "path"]
+    written = pl.read_parquet(tmp_path / "run" / "fields" / "*.parquet").sort(keys)
+    in_memory = evaluate(GT, AIO, config=config_a()).fields.sort(keys)
+    assert written.height == in_memory.height == out.fields.height > 0
+    assert_frame_equal(written.select(*keys, "gt_kind", "aio_kind"),
+                       in_memory.select(*keys, "gt_kind", "aio_kind"))
+    assert set(written["gt_kind"].drop_nulls()) >= {"string", "float", "int"}
+
+
 def test_an_enum_beside_a_type_only_the_arrow_schema_states_is_written_as_strings(tmp_path):
     """A time zone lives in the Arrow schema, which a part with Enum columns leaves out: such a
     part is written by Polars, its Enums as strings, its time zone kept."""

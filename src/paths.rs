@@ -28,24 +28,51 @@ pub struct Combinations {
     pub of_leaves: [Vec<u32>; 2],
 }
 
+/// Each item's prefix id + 1 (0 for none), by item id: a table indexed by the id when the ids
+/// are dense, as a batch draws them, else a hash map (hashed, each lookup was a cache miss).
+enum PrefixOf {
+    Dense { first: i64, prefix: Vec<u32> },
+    Sparse(FxHashMap<i64, u32>),
+}
+
+impl PrefixOf {
+    fn new(prefixes: &Prefixes) -> Self {
+        let ids = || prefixes.item.iter().zip(prefixes.prefix);
+        let (Some(&first), Some(&last)) = (prefixes.item.iter().min(), prefixes.item.iter().max())
+        else {
+            return PrefixOf::Sparse(FxHashMap::default());
+        };
+        if last.abs_diff(first) >= 4 * prefixes.item.len() as u64 + 1024 {
+            return PrefixOf::Sparse(ids().map(|(&item, &p)| (item, p + 1)).collect());
+        }
+        let mut prefix = vec![0; (last - first) as usize + 1];
+        for (&item, &p) in ids() {
+            prefix[(item - first) as usize] = p + 1;
+        }
+        PrefixOf::Dense { first, prefix }
+    }
+
+    fn get(&self, item: i64) -> u32 {
+        match self {
+            PrefixOf::Dense { first, prefix } => item
+                .checked_sub(*first)
+                .and_then(|at| prefix.get(usize::try_from(at).ok()?))
+                .copied()
+                .unwrap_or(0),
+            PrefixOf::Sparse(map) => map.get(&item).copied().unwrap_or(0),
+        }
+    }
+}
+
 /// A leaf of an item without a prefix (or at the top level) has prefix 0.
 pub fn combinations(sides: [&Leaves; 2], prefixes: [&Prefixes; 2]) -> Combinations {
     let mut out = Combinations::default();
     let mut seen: FxHashMap<(u32, u32), u32> = FxHashMap::default();
     for (s, (leaves, prefixes)) in sides.into_iter().zip(prefixes).enumerate() {
-        let prefix_of: FxHashMap<i64, u32> = prefixes
-            .item
-            .iter()
-            .zip(prefixes.prefix)
-            .map(|(&item, &p)| (item, p + 1))
-            .collect();
+        let prefix_of = PrefixOf::new(prefixes);
         let mut of_leaves = Vec::with_capacity(leaves.item.len());
         for (row, (&item, &suffix)) in leaves.item.iter().zip(leaves.suffix).enumerate() {
-            let prefix = if item < 0 {
-                0
-            } else {
-                prefix_of.get(&item).copied().unwrap_or(0)
-            };
+            let prefix = if item < 0 { 0 } else { prefix_of.get(item) };
             let id = *seen.entry((prefix, suffix)).or_insert_with(|| {
                 out.prefix.push(prefix);
                 out.suffix.push(suffix);
@@ -86,7 +113,50 @@ mod tests {
         let c = combinations([&gt, &aio], [&g_prefix, &a_prefix]);
         assert_eq!(c.prefix, vec![0, 8, 8, 9, 0]);
         assert_eq!(c.suffix, vec![5, 2, 3, 2, 2]);
-        assert_eq!((c.side, c.row), (vec![0, 0, 0, 0, 1], vec![0, 1, 2, 3, 2]));
+        assert_eq!(
+            (&c.side, &c.row),
+            (&vec![0, 0, 0, 0, 1], &vec![0, 1, 2, 3, 2])
+        );
         assert_eq!(c.of_leaves, [vec![0, 1, 2, 3], vec![0, 1, 4]]);
+        // the same with ids far apart (the hash map), and items before the first prefixed one
+        let far = |items: &[i64]| -> Vec<i64> {
+            items
+                .iter()
+                .map(|&i| if i < 0 { i } else { i << 40 })
+                .collect()
+        };
+        let (gi, ai, gp, ap) = (
+            far(gt.item),
+            far(aio.item),
+            far(g_prefix.item),
+            far(a_prefix.item),
+        );
+        let sparse = combinations(
+            [&Leaves { item: &gi, ..gt }, &Leaves { item: &ai, ..aio }],
+            [
+                &Prefixes {
+                    item: &gp,
+                    ..g_prefix
+                },
+                &Prefixes {
+                    item: &ap,
+                    ..a_prefix
+                },
+            ],
+        );
+        assert_eq!(sparse, c);
+        let early = Leaves {
+            item: &[3, 5],
+            suffix: &[1, 1],
+        };
+        let prefixes = Prefixes {
+            item: &[5, 9],
+            prefix: &[0, 1],
+        };
+        let c = combinations([&early, &early], [&prefixes, &prefixes]);
+        assert_eq!(
+            (c.prefix, c.of_leaves),
+            (vec![0, 1], [vec![0, 1], vec![0, 1]])
+        );
     }
 }

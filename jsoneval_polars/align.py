@@ -825,7 +825,6 @@ def _configured_lists(
     )
 
 
-
 def _configured_matches(
     g: pl.DataFrame, a: pl.DataFrame, configured: tuple[pl.DataFrame, pl.DataFrame],
     gt_members: pl.DataFrame, aio_members: pl.DataFrame,

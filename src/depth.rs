@@ -5,6 +5,8 @@
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
 
+use crate::row_of::RowOf;
+
 /// One side's items at a depth, a row each: the list instance (doc, list attribute id,
 /// canonical parent item), the item's id and index in its list, and the list's path as the
 /// parent's prefix and the list's own suffix.
@@ -161,46 +163,6 @@ pub fn finish(gt: &Items, aio: &Items, matched: (&[i64], &[i64], &[Option<f64>])
         }
     }
     out
-}
-
-/// The row of each item id: an array over the ids' span when it is small (a batch numbers
-/// its items consecutively), else a hash map.
-enum RowOf {
-    Dense { min: i64, rows: Vec<u32> },
-    Hashed(FxHashMap<i64, usize>),
-}
-
-impl RowOf {
-    fn new(items: &[i64]) -> RowOf {
-        let (min, max) = (items.iter().min(), items.iter().max());
-        let (Some(&min), Some(&max)) = (min, max) else {
-            return RowOf::Dense {
-                min: 0,
-                rows: Vec::new(),
-            };
-        };
-        let span = (max as i128 - min as i128 + 1) as u128;
-        if span > 4 * items.len() as u128 + 1024 || items.len() >= u32::MAX as usize {
-            return RowOf::Hashed(items.iter().enumerate().map(|(r, &i)| (i, r)).collect());
-        }
-        let mut rows = vec![u32::MAX; span as usize];
-        for (r, &i) in items.iter().enumerate() {
-            rows[(i - min) as usize] = r as u32;
-        }
-        RowOf::Dense { min, rows }
-    }
-
-    fn get(&self, item: i64) -> Option<usize> {
-        match self {
-            RowOf::Dense { min, rows } => {
-                let at = usize::try_from(item.checked_sub(*min)?).ok()?;
-                rows.get(at)
-                    .filter(|&&r| r != u32::MAX)
-                    .map(|&r| r as usize)
-            }
-            RowOf::Hashed(map) => map.get(&item).copied(),
-        }
-    }
 }
 
 fn push_prefix(p: &mut Prefixes, item: i64, list_path: &[&str; 2], index: i64, canon: i64) {

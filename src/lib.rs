@@ -33,6 +33,7 @@ pub mod pairing;
 pub mod paths;
 #[cfg(feature = "python")]
 mod python;
+pub mod row_of;
 pub mod scan;
 pub mod scoring;
 pub mod token_set;

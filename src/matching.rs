@@ -9,6 +9,8 @@ use std::ops::Range;
 use rapidfuzz::distance::levenshtein;
 use rustc_hash::FxHashMap;
 
+use crate::row_of::RowOf;
+
 /// One match field of a list instance (align.py's `fields` rows).
 #[derive(Clone, Copy, Debug)]
 pub struct MatchField {
@@ -33,17 +35,17 @@ pub struct Value<'a> {
     pub key: Option<&'a str>,
 }
 
-/// The members of one side, by (item, field): rows sorted by item and field, an item's first
-/// row found from its id. Item ids are drawn densely in a batch and list instances come in
-/// document order, so lookups read rows near the last ones; a hash table's slots were a cache
-/// miss each (57 % of matching a batch's lists).
+/// The members of one side, by (item, field): rows sorted by item and field, an item's run of
+/// rows found from its id ([`RowOf`]). List instances come in document order, so lookups read
+/// rows near the last ones; a hash table's slots were a cache miss each (57 % of matching a
+/// batch's lists).
 #[derive(Default)]
 pub struct Members<'a> {
     rows: Vec<(i64, u32, Value<'a>)>,
-    /// rows of item `first_item + i` start at `starts[i]` (the last entry ends them); empty
-    /// when the ids are too sparse, and rows are then found by binary search
-    starts: Vec<u32>,
-    first_item: i64,
+    /// the run of each item: its number among the items, by id
+    run_of: RowOf,
+    /// where each run starts in `rows`, and where the last one ends
+    runs: Vec<usize>,
 }
 
 impl<'a> FromIterator<(i64, u32, Value<'a>)> for Members<'a> {
@@ -53,40 +55,29 @@ impl<'a> FromIterator<(i64, u32, Value<'a>)> for Members<'a> {
         rows.reverse(); // the stable sort then puts the last given first, which dedup keeps
         rows.sort_by_key(|&(item, field, _)| (item, field));
         rows.dedup_by_key(|&mut (item, field, _)| (item, field));
-        let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
-            return Members::default();
-        };
-        let first_item = first.0;
-        let span = last.0.abs_diff(first_item);
-        let mut starts = Vec::new();
-        if span < 4 * rows.len() as u64 + 1024 {
-            starts.reserve(span as usize + 2);
-            for (r, &(item, _, _)) in rows.iter().enumerate() {
-                let at = (item - first_item) as usize;
-                starts.resize(at + 1, r as u32);
+        let (mut items, mut runs) = (Vec::new(), Vec::new());
+        for (r, &(item, _, _)) in rows.iter().enumerate() {
+            if items.last() != Some(&item) {
+                items.push(item);
+                runs.push(r);
             }
-            starts.push(rows.len() as u32);
         }
+        runs.push(rows.len());
         Members {
             rows,
-            starts,
-            first_item,
+            run_of: RowOf::new(&items),
+            runs,
         }
     }
 }
 
 impl<'a> Members<'a> {
     fn get(&self, item: i64, field: u32) -> Option<&Value<'a>> {
-        let rows = if self.starts.is_empty() {
-            let from = self.rows.partition_point(|r| r.0 < item);
-            let to = from + self.rows[from..].partition_point(|r| r.0 == item);
-            &self.rows[from..to]
-        } else {
-            let at = usize::try_from(item.checked_sub(self.first_item)?).ok()?;
-            let (&from, &to) = (self.starts.get(at)?, self.starts.get(at + 1)?);
-            &self.rows[from as usize..to as usize]
-        };
-        rows.iter().find(|r| r.1 == field).map(|r| &r.2)
+        let run = self.run_of.get(item)?;
+        self.rows[self.runs[run]..self.runs[run + 1]]
+            .iter()
+            .find(|r| r.1 == field)
+            .map(|r| &r.2)
     }
 }
 
@@ -726,7 +717,7 @@ mod tests {
                 .iter()
                 .map(|&(item, field, t)| (item * step, field, text(t)))
                 .collect();
-            assert_eq!(members.starts.is_empty(), step > 1);
+            assert_eq!(matches!(members.run_of, RowOf::Hashed(_)), step > 1);
             let got = |item: i64, field| members.get(item * step, field).and_then(|v| v.text);
             // of a repeated (item, field), the last given
             assert_eq!(got(1, 0), Some("a2"));

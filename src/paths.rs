@@ -4,6 +4,8 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::row_of::RowOf;
+
 /// One side's leaves: the item each belongs to (negative at the top level) and its suffix id.
 pub struct Leaves<'a> {
     pub item: &'a [i64],
@@ -28,51 +30,18 @@ pub struct Combinations {
     pub of_leaves: [Vec<u32>; 2],
 }
 
-/// Each item's prefix id + 1 (0 for none), by item id: a table indexed by the id when the ids
-/// are dense, as a batch draws them, else a hash map (hashed, each lookup was a cache miss).
-enum PrefixOf {
-    Dense { first: i64, prefix: Vec<u32> },
-    Sparse(FxHashMap<i64, u32>),
-}
-
-impl PrefixOf {
-    fn new(prefixes: &Prefixes) -> Self {
-        let ids = || prefixes.item.iter().zip(prefixes.prefix);
-        let (Some(&first), Some(&last)) = (prefixes.item.iter().min(), prefixes.item.iter().max())
-        else {
-            return PrefixOf::Sparse(FxHashMap::default());
-        };
-        if last.abs_diff(first) >= 4 * prefixes.item.len() as u64 + 1024 {
-            return PrefixOf::Sparse(ids().map(|(&item, &p)| (item, p + 1)).collect());
-        }
-        let mut prefix = vec![0; (last - first) as usize + 1];
-        for (&item, &p) in ids() {
-            prefix[(item - first) as usize] = p + 1;
-        }
-        PrefixOf::Dense { first, prefix }
-    }
-
-    fn get(&self, item: i64) -> u32 {
-        match self {
-            PrefixOf::Dense { first, prefix } => item
-                .checked_sub(*first)
-                .and_then(|at| prefix.get(usize::try_from(at).ok()?))
-                .copied()
-                .unwrap_or(0),
-            PrefixOf::Sparse(map) => map.get(&item).copied().unwrap_or(0),
-        }
-    }
-}
-
 /// A leaf of an item without a prefix (or at the top level) has prefix 0.
 pub fn combinations(sides: [&Leaves; 2], prefixes: [&Prefixes; 2]) -> Combinations {
     let mut out = Combinations::default();
     let mut seen: FxHashMap<(u32, u32), u32> = FxHashMap::default();
     for (s, (leaves, prefixes)) in sides.into_iter().zip(prefixes).enumerate() {
-        let prefix_of = PrefixOf::new(prefixes);
+        let prefix_row = RowOf::new(prefixes.item);
         let mut of_leaves = Vec::with_capacity(leaves.item.len());
         for (row, (&item, &suffix)) in leaves.item.iter().zip(leaves.suffix).enumerate() {
-            let prefix = if item < 0 { 0 } else { prefix_of.get(item) };
+            let prefix = match prefix_row.get(item) {
+                Some(row) if item >= 0 => prefixes.prefix[row] + 1,
+                _ => 0,
+            };
             let id = *seen.entry((prefix, suffix)).or_insert_with(|| {
                 out.prefix.push(prefix);
                 out.suffix.push(suffix);

@@ -104,11 +104,16 @@ fn views(values: Vec<u128>, buffers: &[Buffer], valid: Option<Vec<bool>>) -> Arr
     })
 }
 
-fn kinds(codes: &[u8]) -> ArrayRef {
-    let names: Vec<u128> = KIND_NAMES
+/// The string views of [`KIND_NAMES`] (each held in its view), by code.
+fn kind_views() -> Vec<u128> {
+    KIND_NAMES
         .iter()
         .map(|n| inline_view(n.as_bytes()))
-        .collect();
+        .collect()
+}
+
+fn kinds(codes: &[u8]) -> ArrayRef {
+    let names = kind_views();
     views(
         codes.iter().map(|k| names[*k as usize]).collect(),
         &[],
@@ -1194,10 +1199,7 @@ fn pair_leaves(
 /// The code in [`KIND_NAMES`] of the kind at each of `rows` (None: a null); None when a kind
 /// is not one of them.
 fn kind_codes(kinds: &StringViewArray, rows: &[Option<u32>]) -> Option<ArrayRef> {
-    let names: Vec<u128> = KIND_NAMES
-        .iter()
-        .map(|n| inline_view(n.as_bytes()))
-        .collect();
+    let names = kind_views();
     let views = kinds.views();
     let mut codes = Vec::with_capacity(rows.len());
     for row in rows {

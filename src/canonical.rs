@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::node::Node;
+use crate::node::{elements, members, Token};
 
 const INT_EXACT: f64 = 9007199254740992.0; // 2**53
 
@@ -218,39 +218,39 @@ pub fn push_segment(path: &mut String, key: &str, at_start: bool) {
 }
 
 /// `canonical_container`: compact JSON with sorted keys, lower-cased as a whole; None where the
-/// lower-casing is Python's to decide (see [`lower`]).
-pub fn container_text(node: &Node) -> Option<String> {
+/// lower-casing is Python's to decide (see [`lower`]). The container's first token is at `at`.
+pub fn container_text(tape: &[Token], at: usize) -> Option<String> {
     let mut out = String::new();
-    write_json(node, &mut out);
+    write_json(tape, at, &mut out);
     lower(out)
 }
 
-fn write_json(node: &Node, out: &mut String) {
-    match node {
-        Node::Null => out.push_str("null"),
-        Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Node::Int(s) => out.push_str(s),
-        Node::Float(f) if f.is_nan() => out.push_str("NaN"),
-        Node::Float(f) if f.is_infinite() => {
+fn write_json(tape: &[Token], at: usize, out: &mut String) {
+    match &tape[at] {
+        Token::Null => out.push_str("null"),
+        Token::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Token::Int(s) => out.push_str(s),
+        Token::Float(f) if f.is_nan() => out.push_str("NaN"),
+        Token::Float(f) if f.is_infinite() => {
             out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" })
         }
-        Node::Float(f) => out.push_str(&float_repr(*f)),
-        Node::Decimal(s) => out.push_str(s),
-        Node::Str(s) => push_json_string(out, s),
-        Node::Array(items) => {
+        Token::Float(f) => out.push_str(&float_repr(*f)),
+        Token::Decimal(s) => out.push_str(s),
+        Token::Str(s) => push_json_string(out, s),
+        Token::Array { .. } => {
             out.push('[');
-            for (i, item) in items.iter().enumerate() {
+            for (i, element) in elements(tape, at).enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_json(item, out);
+                write_json(tape, element, out);
             }
             out.push(']');
         }
-        Node::Object(members) => {
-            let mut sorted: Vec<&(std::borrow::Cow<str>, Node)> = members.iter().collect();
+        Token::Object { .. } => {
+            let mut sorted: Vec<(&str, usize)> = members(tape, at).collect();
             // UTF-8 byte order is code point order, Python's str order
-            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            sorted.sort_by(|a, b| a.0.cmp(b.0));
             out.push('{');
             for (i, (key, value)) in sorted.into_iter().enumerate() {
                 if i > 0 {
@@ -258,10 +258,11 @@ fn write_json(node: &Node, out: &mut String) {
                 }
                 push_json_string(out, key);
                 out.push(':');
-                write_json(value, out);
+                write_json(tape, value, out);
             }
             out.push('}');
         }
+        Token::Key(_) => unreachable!("a key where a value is"),
     }
 }
 
@@ -375,14 +376,18 @@ mod tests {
 
     #[test]
     fn containers() {
-        let node =
+        let tape =
             parse(br#"{"b": [1, 1.0, 1e16, "X\n\u001f\u007f"], "a": {"Z": null, "y": true}}"#)
                 .unwrap();
         assert_eq!(
-            container_text(&node).unwrap(),
+            container_text(&tape, 0).unwrap(),
             "{\"a\":{\"z\":null,\"y\":true},\"b\":[1,1.0,1e+16,\"x\\n\\u001f\u{7f}\"]}"
         );
-        let node = Node::Array(vec![Node::Float(f64::NAN), Node::Float(f64::NEG_INFINITY)]);
-        assert_eq!(container_text(&node).unwrap(), "[nan,-infinity]");
+        let tape = [
+            Token::Array { end: 3 },
+            Token::Float(f64::NAN),
+            Token::Float(f64::NEG_INFINITY),
+        ];
+        assert_eq!(container_text(&tape, 0).unwrap(), "[nan,-infinity]");
     }
 }

@@ -20,7 +20,7 @@ use crate::canonical::{
     push_segment,
 };
 use crate::fenced;
-use crate::node::{parse, Members, Node, ParseError};
+use crate::node::{elements, is_empty, members, parse, ParseError, Tape, Token};
 
 /// Kinds, in the order of flatten.py's kind names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -501,14 +501,15 @@ struct Walker<'c> {
 }
 
 impl Walker<'_> {
-    /// flatten_python's walk_dict over the members of the object at path `node`: at the
-    /// document's root `skip` (the id member) is not content, nor are the `meta` members
-    /// (metadata, kept apart); `item_root` for the top object of a list item (its members get
-    /// the `member` column).
+    /// flatten_python's walk_dict over the members of the object whose token is `object`, at
+    /// path `node`: at the document's root `skip` (the id member) is not content, nor are the
+    /// `meta` members (metadata, kept apart); `item_root` for the top object of a list item (its
+    /// members get the `member` column).
     #[allow(clippy::too_many_arguments)]
     fn walk_dict(
         &mut self,
-        members: &[(std::borrow::Cow<str>, Node)],
+        tape: &[Token],
+        object: usize,
         node: u32,
         item: i64,
         depth: i32,
@@ -517,56 +518,66 @@ impl Walker<'_> {
         item_root: bool,
     ) -> Result<(), Undecided> {
         let doc = self.doc;
-        for (position, (k, value)) in members.iter().enumerate() {
-            let k: &str = k;
+        for (position, (k, value)) in members(tape, object).enumerate() {
             if skip == Some(k) {
                 continue;
             }
             if let Some(name) = meta.iter().position(|m| m == k) {
-                self.metadata(name, value)?;
+                self.metadata(name, &tape[value])?;
                 continue;
             }
             let at = self.out.child_at(node, position, k);
             let out = &mut *self.out;
-            match value {
-                Node::Str(s) if s.is_ascii() => {
+            match &tape[value] {
+                Token::Str(s) if s.is_ascii() => {
                     let text = out
                         .texts
                         .view_written(s.len(), |buf| push_canonical_ascii(s.as_bytes(), buf));
                     out.leaf_view(doc, item, at, item_root, Kind::String, Some(text));
                 }
-                Node::Str(s) => {
+                Token::Str(s) => {
                     let text = canonical_string(s).ok_or(Undecided)?;
                     out.leaf(doc, item, at, item_root, Kind::String, Some(&text));
                 }
-                Node::Object(inner) if !inner.is_empty() => {
+                Token::Object { .. } if !is_empty(tape, value) => {
                     if item_root {
-                        self.member(item, k, Kind::Object, value)?;
+                        self.member(item, k, Kind::Object, tape, value)?;
                     }
-                    self.walk_dict(inner, at, item, depth, None, &[], false)?;
+                    self.walk_dict(tape, value, at, item, depth, None, &[], false)?;
                 }
-                Node::Object(_) => out.leaf(doc, item, at, item_root, Kind::Object, Some("{}")),
-                Node::Array(values) => {
-                    self.walk_list(value, values, at, k, item_root, item, depth)?
+                Token::Object { .. } => {
+                    out.leaf(doc, item, at, item_root, Kind::Object, Some("{}"))
                 }
-                Node::Null => out.leaf(doc, item, at, item_root, Kind::Null, None),
-                Node::Bool(b) => {
+                Token::Array { .. } => {
+                    self.walk_list(tape, value, at, k, item_root, item, depth)?
+                }
+                Token::Null => out.leaf(doc, item, at, item_root, Kind::Null, None),
+                Token::Bool(b) => {
                     let text = if *b { "true" } else { "false" };
                     out.leaf(doc, item, at, item_root, Kind::Bool, Some(text))
                 }
-                Node::Int(s) => out.leaf(doc, item, at, item_root, Kind::Int, Some(s)),
-                Node::Float(f) => {
+                Token::Int(s) => out.leaf(doc, item, at, item_root, Kind::Int, Some(s)),
+                Token::Float(f) => {
                     let text = canonical_float(*f);
                     out.leaf(doc, item, at, item_root, Kind::Float, text.as_deref())
                 }
-                Node::Decimal(s) => out.leaf(doc, item, at, item_root, Kind::Float, Some(s)),
+                Token::Decimal(s) => out.leaf(doc, item, at, item_root, Kind::Float, Some(s)),
+                Token::Key(_) => unreachable!("a key where a value is"),
             }
         }
         Ok(())
     }
 
-    fn member(&mut self, item: i64, key: &str, kind: Kind, value: &Node) -> Result<(), Undecided> {
-        let text = container_text(value).ok_or(Undecided)?;
+    /// The member `key` of an item, holding the container at `value`.
+    fn member(
+        &mut self,
+        item: i64,
+        key: &str,
+        kind: Kind,
+        tape: &[Token],
+        value: usize,
+    ) -> Result<(), Undecided> {
+        let text = container_text(tape, value).ok_or(Undecided)?;
         let key = self.out.path(key);
         let text = self.out.texts.view(text.as_bytes());
         self.out.member_item.push(item);
@@ -576,18 +587,19 @@ impl Walker<'_> {
         Ok(())
     }
 
-    /// Metadata member number `name` of this document: Python's `str()` of its value, as
-    /// ingest.build_pairs writes it (a null is no value). An object or a list is content, not a
-    /// label: the Python path reports it.
-    fn metadata(&mut self, name: usize, value: &Node) -> Result<(), Undecided> {
+    /// Metadata member number `name` of this document: Python's `str()` of its value (its
+    /// first token), as ingest.build_pairs writes it (a null is no value). An object or a list
+    /// is content, not a label: the Python path reports it.
+    fn metadata(&mut self, name: usize, value: &Token) -> Result<(), Undecided> {
         let text = match value {
-            Node::Null => return Ok(()),
-            Node::Str(s) => std::borrow::Cow::Borrowed(&**s),
-            Node::Int(digits) => std::borrow::Cow::Borrowed(&**digits),
-            Node::Float(f) => std::borrow::Cow::Owned(float_repr(*f)),
-            Node::Decimal(s) => std::borrow::Cow::Borrowed(&**s),
-            Node::Bool(b) => std::borrow::Cow::Borrowed(if *b { "True" } else { "False" }),
-            Node::Object(_) | Node::Array(_) => return Err(Undecided),
+            Token::Null => return Ok(()),
+            Token::Str(s) => std::borrow::Cow::Borrowed(&**s),
+            Token::Int(digits) => std::borrow::Cow::Borrowed(&**digits),
+            Token::Float(f) => std::borrow::Cow::Owned(float_repr(*f)),
+            Token::Decimal(s) => std::borrow::Cow::Borrowed(&**s),
+            Token::Bool(b) => std::borrow::Cow::Borrowed(if *b { "True" } else { "False" }),
+            Token::Object { .. } | Token::Array { .. } => return Err(Undecided),
+            Token::Key(_) => unreachable!("a key where a value is"),
         };
         let view = self.out.texts.view(text.as_bytes());
         self.out.meta_doc.push(self.doc);
@@ -596,13 +608,14 @@ impl Walker<'_> {
         Ok(())
     }
 
-    /// flatten_python's walk_list for the list at path `at`: a non-empty list of objects is a
-    /// list of records (one item each); any other list is one array leaf.
+    /// flatten_python's walk_list for the list whose token is `list`, at path `at`: a
+    /// non-empty list of objects is a list of records (one item each); any other list is one
+    /// array leaf.
     #[allow(clippy::too_many_arguments)]
     fn walk_list(
         &mut self,
-        node: &Node,
-        values: &[Node],
+        tape: &[Token],
+        list: usize,
         at: u32,
         k: &str,
         item_root: bool,
@@ -610,27 +623,24 @@ impl Walker<'_> {
         depth: i32,
     ) -> Result<(), Undecided> {
         let doc = self.doc;
-        if values.is_empty() {
+        if is_empty(tape, list) {
             self.out
                 .leaf(doc, item, at, item_root, Kind::Array, Some("[]"));
             return Ok(());
         }
-        if !values.iter().all(|v| matches!(v, Node::Object(_))) {
-            let text = container_text(node).ok_or(Undecided)?;
+        if !elements(tape, list).all(|e| matches!(tape[e], Token::Object { .. })) {
+            let text = container_text(tape, list).ok_or(Undecided)?;
             self.out
                 .leaf(doc, item, at, item_root, Kind::Array, Some(&text));
             return Ok(());
         }
         if item_root {
-            self.member(item, k, Kind::Array, node)?;
+            self.member(item, k, Kind::Array, tape, list)?;
         }
-        let list = &self.out.paths_seen.nodes[at as usize];
-        let (list_attribute, list_suffix) = (list.attr_view, list.suffix_view);
+        let list_node = &self.out.paths_seen.nodes[at as usize];
+        let (list_attribute, list_suffix) = (list_node.attr_view, list_node.suffix_view);
         let inner = self.out.item_root(at);
-        for (index, value) in values.iter().enumerate() {
-            let Node::Object(members) = value else {
-                unreachable!()
-            };
+        for (index, object) in elements(tape, list).enumerate() {
             let id = self.out.drawn;
             self.out.drawn += 1;
             let out = &mut *self.out;
@@ -641,10 +651,10 @@ impl Walker<'_> {
             out.list_attribute.push(list_attribute);
             out.list_suffix.push(list_suffix);
             out.item_index.push(index as i32);
-            if members.is_empty() {
+            if is_empty(tape, object) {
                 out.leaf(doc, id, inner, false, Kind::Object, Some("{}"));
             } else {
-                self.walk_dict(members, inner, id, depth + 1, None, &[], true)?;
+                self.walk_dict(tape, object, inner, id, depth + 1, None, &[], true)?;
             }
         }
         Ok(())
@@ -670,10 +680,10 @@ pub struct Root<'a> {
 fn walk_document(
     out: &mut Columns,
     position: usize,
-    root: &Node,
+    tape: &[Token],
     how: &Root,
 ) -> Result<(), ParseError> {
-    let Node::Object(members) = root else {
+    let Some(Token::Object { .. }) = tape.first() else {
         return Err(ParseError::Invalid("the root is not an object".into()));
     };
     let mut walker = Walker {
@@ -685,26 +695,28 @@ fn walk_document(
     };
     let Some(content) = how.content else {
         return walker
-            .walk_dict(members, 0, -1, 0, how.id, how.meta, false)
+            .walk_dict(tape, 0, 0, -1, 0, how.id, how.meta, false)
             .map_err(undecided);
     };
-    for (k, value) in members {
+    for (k, value) in members(tape, 0) {
         if let Some(name) = how.meta.iter().position(|m| m == k) {
-            walker.metadata(name, value).map_err(undecided)?;
+            walker.metadata(name, &tape[value]).map_err(undecided)?;
         }
     }
     // the last member of that name, as Python's dict keeps (a repeated key was declined anyway)
-    let document = members.iter().rev().find(|(k, _)| k == content);
-    match document.map(|(_, value)| value) {
-        Some(Node::Object(inner)) => walker.walk_dict(inner, 0, -1, 0, None, &[], false),
-        Some(Node::Str(text)) if how.text_content => {
+    let document = members(tape, 0).filter(|(k, _)| *k == content).last();
+    match document.map(|(_, value)| (value, &tape[value])) {
+        Some((value, Token::Object { .. })) => {
+            walker.walk_dict(tape, value, 0, -1, 0, None, &[], false)
+        }
+        Some((_, Token::Str(text))) if how.text_content => {
             let Some((inner, fenced)) = answer_object(text) else {
                 return Err(ParseError::Invalid(
                     "raw model text: the Python path".into(),
                 ));
             };
             walker
-                .walk_dict(&inner, 0, -1, 0, None, &[], false)
+                .walk_dict(&inner, 0, 0, -1, 0, None, &[], false)
                 .map(|()| {
                     if fenced {
                         walker.out.code_blocks.push(position as u32);
@@ -720,20 +732,21 @@ fn walk_document(
     .map_err(undecided)
 }
 
-/// The members of the JSON object a model's answer text holds, as SPEC §8 reads it where the
+/// The JSON object a model's answer text holds (its tape), as SPEC §8 reads it where the
 /// kernel can (extract.py has every case): the whole text (`json`), else the body of the first
 /// fenced block tagged json or untagged that is an object (`code_block`: true). None for the
 /// Python path: a text that may be an object Python reads and the kernel does not (NaN, a
 /// BOM), a JSON value other than an object, a block the kernel is unsure of, no such block.
-fn answer_object(text: &str) -> Option<(Members<'_>, bool)> {
+fn answer_object(text: &str) -> Option<(Tape<'_>, bool)> {
+    let is_object = |tape: &Tape| matches!(tape.first(), Some(Token::Object { .. }));
     match parse(text.as_bytes()) {
-        Ok(Node::Object(members)) => return Some((members, false)),
+        Ok(tape) if is_object(&tape) => return Some((tape, false)),
         Err(_) if !fenced::may_open_an_object(text) => {}
         _ => return None,
     }
     for body in fenced::json_bodies(text) {
         match parse(body.ok()?.as_bytes()) {
-            Ok(Node::Object(members)) => return Some((members, true)),
+            Ok(tape) if is_object(&tape) => return Some((tape, true)),
             Ok(_) => continue, // JSON, not an object: Python tries the next block
             Err(_) => return None,
         }
@@ -777,22 +790,21 @@ fn flatten_texts(
     // about one leaf per 24 bytes of invoice-like text
     let rows = |chunk: &[Option<&[u8]>]| chunk.iter().flatten().map(|t| t.len() / 24).sum();
     let walk = |out: &mut Columns, position: usize, text: &&[u8]| {
-        let node = parse(text)?;
-        walk_document(out, position, &node, how)
+        walk_document(out, position, &parse(text)?, how)
     };
     flatten_each(texts, item_base, segment, threads, rows, walk, lenient)
 }
 
 /// Flattens parsed documents (None: no document at that position), on `threads` threads.
-pub fn flatten_nodes(
-    docs: &[Option<Node>],
+pub fn flatten_tapes(
+    docs: &[Option<Tape>],
     item_base: i64,
     segment: usize,
     threads: usize,
 ) -> Result<Columns, Fallback> {
-    let rows = |chunk: &[Option<Node>]| chunk.iter().flatten().map(scalars).sum();
-    let walk = |out: &mut Columns, position: usize, node: &Node| {
-        walk_document(out, position, node, &Root::default())
+    let rows = |chunk: &[Option<Tape>]| chunk.iter().flatten().map(|t| scalars(t)).sum();
+    let walk = |out: &mut Columns, position: usize, tape: &Tape| {
+        walk_document(out, position, tape, &Root::default())
     };
     flatten_each(docs, item_base, segment, threads, rows, walk, false)
 }
@@ -829,13 +841,16 @@ fn flatten_each<T: Sync>(
     merge(chunks.into_iter().collect::<Result<_, _>>()?, item_base)
 }
 
-/// Scalars and empty containers below a node: its leaves, or more (an array of scalars is one).
-fn scalars(node: &Node) -> usize {
-    match node {
-        Node::Array(v) if !v.is_empty() => v.iter().map(scalars).sum(),
-        Node::Object(m) if !m.is_empty() => m.iter().map(|(_, v)| scalars(v)).sum(),
-        _ => 1,
-    }
+/// Scalars and empty containers in a document: its leaves, or more (an array of scalars is
+/// one).
+fn scalars(tape: &[Token]) -> usize {
+    (0..tape.len())
+        .filter(|&i| match tape[i] {
+            Token::Key(_) => false,
+            Token::Array { .. } | Token::Object { .. } => is_empty(tape, i),
+            _ => true,
+        })
+        .count()
 }
 
 /// Parses the texts in parallel without walking them; how many parse (the parse-only floor).

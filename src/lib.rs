@@ -3,8 +3,8 @@
 //! NDJSON file's lines.
 //!
 //! The crate compiles and tests without Python: [`node`] parses JSON text (serde_json) into a
-//! small document tree, [`canonical`] writes the canonical text of SPEC §1, [`flatten`] walks
-//! the trees in parallel (rayon) into column buffers, [`scan`] reads the ids of NDJSON lines,
+//! tape of tokens per document, [`canonical`] writes the canonical text of SPEC §1, [`flatten`]
+//! walks the tapes in parallel (rayon) into column buffers, [`scan`] reads the ids of NDJSON lines,
 //! [`number`] reads numeric strings for NUMERIC, [`scoring`] detects the fields' strategies
 //! and scores them ([`token_set`]: the default SEMANTIC scorer), [`member_keys`] keys list
 //! members by value, [`matching`] matches the items of lists and [`depth`] renders their final indices.

@@ -1,8 +1,12 @@
-//! A parsed JSON document as the flattener needs it: object members in document order, integers
-//! as their exact decimal text, strings borrowed from the input where they hold no escapes.
+//! A parsed JSON document as the flattener needs it: a tape of tokens in document order (a
+//! container's token holds the index past its contents), integers as their exact decimal text,
+//! strings borrowed from the input where they hold no escapes.
 //!
-//! JSON text is parsed by serde_json (`arbitrary_precision`: numbers arrive as their text). The
-//! Python entry point (`python.rs`) builds the same tree from Python objects.
+//! One vector per document rather than a tree: a tree cost a vector per object and per list,
+//! grown, then freed member by member (3.0 µs an invoice line against 2.2 for the tape;
+//! benchmarks/RESULTS.md). JSON text is parsed by serde_json (`arbitrary_precision`: numbers
+//! beyond 64 bits arrive as their text). The Python entry point (`python.rs`) writes the same
+//! tape from Python objects.
 //!
 //! The kernel handles the common case exactly and hands everything else back to the Python
 //! path, which has the exact messages and warnings (SPEC §9): a text with a repeated key (a
@@ -16,8 +20,9 @@ use std::fmt;
 use rustc_hash::FxHashSet;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
+/// One token of a document's tape.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Node<'a> {
+pub enum Token<'a> {
     Null,
     Bool(bool),
     /// canonical decimal text of an integer of any size (`-0` is written `0`)
@@ -27,13 +32,109 @@ pub enum Node<'a> {
     /// written, neither parsed nor formatted again (Python's repr of it is the same text)
     Decimal(Cow<'a, str>),
     Str(Cow<'a, str>),
-    Array(Vec<Node<'a>>),
-    /// members in document order
-    Object(Members<'a>),
+    /// a list: its elements' tokens follow, up to the token at `end`
+    Array {
+        end: u32,
+    },
+    /// an object: its members follow as a [`Token::Key`] and the value's tokens each, in
+    /// document order, up to the token at `end`
+    Object {
+        end: u32,
+    },
+    Key(Cow<'a, str>),
 }
 
-/// An object's members, in document order.
-pub type Members<'a> = Vec<(Cow<'a, str>, Node<'a>)>;
+/// A document: its root value's tokens, from index 0.
+pub type Tape<'a> = Vec<Token<'a>>;
+
+/// The index just past the value whose first token is at `at`.
+#[inline]
+pub fn after(tape: &[Token], at: usize) -> usize {
+    match tape[at] {
+        Token::Array { end } | Token::Object { end } => end as usize,
+        _ => at + 1,
+    }
+}
+
+/// Whether the container at `at` holds nothing (`[]`, `{}`).
+#[inline]
+pub fn is_empty(tape: &[Token], at: usize) -> bool {
+    after(tape, at) == at + 1
+}
+
+/// The members of the object at `at`: each key, and the index of its value.
+#[inline]
+pub fn members<'t, 'a>(tape: &'t [Token<'a>], at: usize) -> Members<'t, 'a> {
+    Members {
+        tape,
+        at: at + 1,
+        end: after(tape, at),
+    }
+}
+
+/// The indices of the elements of the list at `at`.
+#[inline]
+pub fn elements<'t, 'a>(tape: &'t [Token<'a>], at: usize) -> Elements<'t, 'a> {
+    Elements {
+        tape,
+        at: at + 1,
+        end: after(tape, at),
+    }
+}
+
+pub struct Members<'t, 'a> {
+    tape: &'t [Token<'a>],
+    at: usize,
+    end: usize,
+}
+
+impl<'t> Iterator for Members<'t, '_> {
+    type Item = (&'t str, usize);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at >= self.end {
+            return None;
+        }
+        let Token::Key(key) = &self.tape[self.at] else {
+            unreachable!("an object's member starts with its key")
+        };
+        let value = self.at + 1;
+        self.at = after(self.tape, value);
+        Some((key, value))
+    }
+}
+
+pub struct Elements<'t, 'a> {
+    tape: &'t [Token<'a>],
+    at: usize,
+    end: usize,
+}
+
+impl Iterator for Elements<'_, '_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.at >= self.end {
+            return None;
+        }
+        let element = self.at;
+        self.at = after(self.tape, element);
+        Some(element)
+    }
+}
+
+/// Writes the end of the container whose token is at `at`, once its contents are the last
+/// tokens on the tape.
+#[inline]
+pub fn close(tape: &mut [Token], at: usize) {
+    let end = tape.len() as u32;
+    match &mut tape[at] {
+        Token::Array { end: e } | Token::Object { end: e } => *e = end,
+        _ => unreachable!("close a container"),
+    }
+}
 
 /// Why a text is handed back to the Python path.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,15 +148,19 @@ pub enum ParseError {
 }
 
 /// Parses one JSON document (any root value).
-pub fn parse(text: &[u8]) -> Result<Node<'_>, ParseError> {
+pub fn parse(text: &[u8]) -> Result<Tape<'_>, ParseError> {
     let flags = Flags::default();
     // validated once here, so that serde_json's str reader skips validating each string
     // (from_slice spends ~9 % of the walk in per-string from_utf8 calls)
     let text = std::str::from_utf8(text).map_err(|e| ParseError::Invalid(e.to_string()))?;
+    // about a token per 10 bytes of invoice-like text
+    let mut tape = Vec::with_capacity(text.len() / 8 + 4);
     let mut de = serde_json::Deserializer::from_str(text);
-    let seed = NodeSeed { flags: &flags };
-    let node = seed
-        .deserialize(&mut de)
+    let seed = TapeSeed {
+        tape: &mut tape,
+        flags: &flags,
+    };
+    seed.deserialize(&mut de)
         .map_err(|e| ParseError::Invalid(e.to_string()))?;
     de.end().map_err(|e| ParseError::Invalid(e.to_string()))?;
     if flags.repeated.get() {
@@ -63,7 +168,7 @@ pub fn parse(text: &[u8]) -> Result<Node<'_>, ParseError> {
     } else if flags.inexact.get() {
         Err(ParseError::Inexact)
     } else {
-        Ok(node)
+        Ok(tape)
     }
 }
 
@@ -73,24 +178,24 @@ struct Flags {
     inexact: Cell<bool>,
 }
 
-// serde_json with `arbitrary_precision` hands a number to a visitor as a one-member map under
-// this key (serde_json's own `Value` reads it the same way)
+// serde_json with `arbitrary_precision` hands a number that is not a 64-bit integer to a
+// visitor as a one-member map under this key (serde_json's own `Value` reads it the same way)
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
-/// The node for a number's text: an integer unless it has a fraction or an exponent (the
+/// The token for a number's text: an integer unless it has a fraction or an exponent (the
 /// grammar Python's json and orjson apply); None for a double out of range, or one that does
 /// not show the literal's value (more digits than a double keeps): the Python path warns.
-pub fn number(text: Cow<'_, str>) -> Option<Node<'_>> {
+pub fn number(text: Cow<'_, str>) -> Option<Token<'_>> {
     if canonical_literal(text.as_bytes()) {
-        return Some(Node::Decimal(text));
+        return Some(Token::Decimal(text));
     }
     if text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
         let value: f64 = text.parse().ok()?;
-        (value.is_finite() && kept_exactly(&text, value)).then_some(Node::Float(value))
+        (value.is_finite() && kept_exactly(&text, value)).then_some(Token::Float(value))
     } else if text == "-0" {
-        Some(Node::Int(Cow::Borrowed("0")))
+        Some(Token::Int(Cow::Borrowed("0")))
     } else {
-        Some(Node::Int(text))
+        Some(Token::Int(text))
     }
 }
 
@@ -161,14 +266,16 @@ fn decimal(text: &str) -> (Vec<u8>, i64) {
     (all[first..last].to_vec(), exponent)
 }
 
-struct NodeSeed<'f> {
-    flags: &'f Flags,
+/// Writes one value's tokens to the tape.
+struct TapeSeed<'t, 'de> {
+    tape: &'t mut Tape<'de>,
+    flags: &'t Flags,
 }
 
-impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
-    type Value = Node<'de>;
+impl<'de> DeserializeSeed<'de> for TapeSeed<'_, 'de> {
+    type Value = ();
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Node<'de>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
 }
@@ -198,96 +305,166 @@ impl<'de> de::Deserialize<'de> for CowStr<'de> {
     }
 }
 
-impl<'de> Visitor<'de> for NodeSeed<'_> {
-    type Value = Node<'de>;
+impl<'de> Visitor<'de> for TapeSeed<'_, 'de> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Node<'de>, E> {
-        Ok(Node::Null)
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.tape.push(Token::Null);
+        Ok(())
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Node<'de>, E> {
-        Ok(Node::Bool(v))
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        self.tape.push(Token::Bool(v));
+        Ok(())
     }
-    // with arbitrary_precision numbers come as maps (below); these are never called by it
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Node<'de>, E> {
-        Ok(Node::Int(Cow::Owned(v.to_string())))
+    // arbitrary_precision still hands an integer that fits 64 bits over as one
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.tape.push(Token::Int(Cow::Owned(v.to_string())));
+        Ok(())
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Node<'de>, E> {
-        Ok(Node::Int(Cow::Owned(v.to_string())))
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.tape.push(Token::Int(Cow::Owned(v.to_string())));
+        Ok(())
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Node<'de>, E> {
-        Ok(Node::Float(v))
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        self.tape.push(Token::Float(v));
+        Ok(())
     }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Borrowed(v)))
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<(), E> {
+        self.tape.push(Token::Str(Cow::Borrowed(v)));
+        Ok(())
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Owned(v.to_owned())))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.tape.push(Token::Str(Cow::Owned(v.to_owned())));
+        Ok(())
     }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Owned(v)))
+    fn visit_string<E: de::Error>(self, v: String) -> Result<(), E> {
+        self.tape.push(Token::Str(Cow::Owned(v)));
+        Ok(())
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(v) = seq.next_element_seed(NodeSeed { flags: self.flags })? {
-            out.push(v);
-        }
-        Ok(Node::Array(out))
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let TapeSeed { tape, flags } = self;
+        let at = tape.len();
+        tape.push(Token::Array { end: 0 });
+        while let Some(()) = seq.next_element_seed(TapeSeed {
+            tape: &mut *tape,
+            flags,
+        })? {}
+        close(tape, at);
+        Ok(())
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let TapeSeed { tape, flags } = self;
+        let at = tape.len();
         let Some(CowStr(first)) = map.next_key::<CowStr<'de>>()? else {
-            return Ok(Node::Object(Vec::new()));
+            tape.push(Token::Object { end: at as u32 + 1 });
+            return Ok(());
         };
         if first == NUMBER_TOKEN {
             let CowStr(text) = map.next_value::<CowStr<'de>>()?;
-            return Ok(number(text).unwrap_or_else(|| {
-                self.flags.inexact.set(true);
-                Node::Null
+            tape.push(number(text).unwrap_or_else(|| {
+                flags.inexact.set(true);
+                Token::Null
             }));
+            return Ok(());
         }
-        let mut members = Vec::with_capacity(8);
-        members.push((first, map.next_value_seed(NodeSeed { flags: self.flags })?));
+        tape.push(Token::Object { end: 0 });
+        tape.push(Token::Key(first));
+        map.next_value_seed(TapeSeed {
+            tape: &mut *tape,
+            flags,
+        })?;
+        let mut n = 1;
         while let Some(CowStr(key)) = map.next_key::<CowStr<'de>>()? {
-            let value = map.next_value_seed(NodeSeed { flags: self.flags })?;
-            members.push((key, value));
+            tape.push(Token::Key(key));
+            map.next_value_seed(TapeSeed {
+                tape: &mut *tape,
+                flags,
+            })?;
+            n += 1;
         }
-        if has_repeat(&members) {
-            self.flags.repeated.set(true);
+        close(tape, at);
+        if n > 1 && has_repeat(tape, at, n) {
+            flags.repeated.set(true);
         }
-        Ok(Node::Object(members))
+        Ok(())
     }
 }
 
-/// Whether two members share a key: pairwise for small objects, a hash set beyond (sorting
-/// the keys of a 20-member invoice root cost 4 % of the kernel's instructions).
-fn has_repeat(members: &[(Cow<'_, str>, Node<'_>)]) -> bool {
-    if members.len() <= 16 {
-        return members
-            .iter()
-            .enumerate()
-            .any(|(i, (k, _))| members[..i].iter().any(|(o, _)| o == k));
+/// Whether two of the `n` members of the object at `at` share a key: pairwise for small
+/// objects, a hash set beyond (sorting the keys of a 20-member invoice root cost 4 % of the
+/// kernel's instructions).
+fn has_repeat(tape: &[Token], at: usize, n: usize) -> bool {
+    let mut keys = members(tape, at).map(|(key, _)| key);
+    const SMALL: usize = 16;
+    if n <= SMALL {
+        let mut seen = [""; SMALL];
+        for (i, key) in keys.enumerate() {
+            if seen[..i].contains(&key) {
+                return true;
+            }
+            seen[i] = key;
+        }
+        return false;
     }
-    let mut seen = FxHashSet::with_capacity_and_hasher(members.len(), Default::default());
-    !members.iter().all(|(k, _)| seen.insert(k.as_ref()))
+    let mut seen = FxHashSet::with_capacity_and_hasher(n, Default::default());
+    !keys.all(|key| seen.insert(key))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn obj<'a>(members: Vec<(&'a str, Node<'a>)>) -> Node<'a> {
-        Node::Object(
-            members
-                .into_iter()
-                .map(|(k, v)| (Cow::Borrowed(k), v))
-                .collect(),
-        )
+    /// The tape of an object of scalar members.
+    fn obj<'a>(members: Vec<(&'a str, Token<'a>)>) -> Tape<'a> {
+        let mut tape = vec![Token::Object {
+            end: 1 + 2 * members.len() as u32,
+        }];
+        for (k, v) in members {
+            tape.push(Token::Key(Cow::Borrowed(k)));
+            tape.push(v);
+        }
+        tape
     }
 
-    fn int(s: &str) -> Node<'_> {
-        Node::Int(Cow::Borrowed(s))
+    fn int(s: &str) -> Token<'_> {
+        Token::Int(Cow::Borrowed(s))
+    }
+
+    #[test]
+    fn a_container_holds_the_index_past_its_contents() {
+        let text = br#"{"a": [1, {"b": null}, []], "c": {}, "d": "x"}"#;
+        let tape = parse(text).unwrap();
+        let key = |k: &'static str| Token::Key(Cow::Borrowed(k));
+        assert_eq!(
+            tape,
+            vec![
+                Token::Object { end: 12 },
+                key("a"),
+                Token::Array { end: 8 },
+                int("1"),
+                Token::Object { end: 7 },
+                key("b"),
+                Token::Null,
+                Token::Array { end: 8 },
+                key("c"),
+                Token::Object { end: 10 },
+                key("d"),
+                Token::Str(Cow::Borrowed("x")),
+            ]
+        );
+        assert_eq!(
+            members(&tape, 0).collect::<Vec<_>>(),
+            [("a", 2), ("c", 9), ("d", 11)]
+        );
+        assert_eq!(elements(&tape, 2).collect::<Vec<_>>(), [3, 4, 7]);
+        assert_eq!(members(&tape, 4).collect::<Vec<_>>(), [("b", 6)]);
+        assert!(is_empty(&tape, 7) && is_empty(&tape, 9) && !is_empty(&tape, 4));
+        assert_eq!(parse(b"[]").unwrap(), [Token::Array { end: 1 }]);
+        assert_eq!(parse(b" {} ").unwrap(), [Token::Object { end: 1 }]);
+        assert_eq!(parse(b"7").unwrap(), [int("7")]);
     }
 
     #[test]
@@ -300,9 +477,9 @@ mod tests {
             obj(vec![
                 ("a", int(big)),
                 ("b", int("0")),
-                ("c", Node::Float(1.5)),
-                ("d", Node::Float(100.0)),
-                ("e", Node::Float(-0.0)),
+                ("c", Token::Float(1.5)),
+                ("d", Token::Float(100.0)),
+                ("e", Token::Float(-0.0)),
             ])
         );
     }
@@ -333,7 +510,7 @@ mod tests {
             let doc = format!(r#"{{"f": {text}}}"#);
             assert_eq!(
                 parse(doc.as_bytes()),
-                Ok(obj(vec![("f", Node::Float(value))])),
+                Ok(obj(vec![("f", Token::Float(value))])),
                 "{text}"
             );
         }
@@ -404,7 +581,7 @@ mod tests {
                 assert_eq!(text, expected);
                 assert_eq!(
                     number(Cow::Borrowed(&text)),
-                    Some(Node::Decimal(Cow::Borrowed(&text)))
+                    Some(Token::Decimal(Cow::Borrowed(&text)))
                 );
             }
         }
@@ -433,10 +610,9 @@ mod tests {
 
     #[test]
     fn strings_are_borrowed_without_escapes() {
-        let node = parse(br#"["plain", "esc\n"]"#).unwrap();
-        let Node::Array(v) = node else { panic!() };
-        assert!(matches!(&v[0], Node::Str(Cow::Borrowed("plain"))));
-        assert!(matches!(&v[1], Node::Str(Cow::Owned(s)) if s == "esc\n"));
+        let tape = parse(br#"["plain", "esc\n"]"#).unwrap();
+        assert!(matches!(&tape[1], Token::Str(Cow::Borrowed("plain"))));
+        assert!(matches!(&tape[2], Token::Str(Cow::Owned(s)) if s == "esc\n"));
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
 use crate::matching::{
     configured_lists, ConfiguredList, FieldRows, ItemRows, Key, Lists, MatchField, Members, Value,
 };
-use crate::node::Node;
+use crate::node::{close, Tape, Token};
 use crate::ordering::list_orders;
 use crate::pairing::{self, Side};
 use crate::paths::{combinations, Leaves, Prefixes};
@@ -376,7 +376,7 @@ fn held<'py, T: pyo3::type_object::PyTypeCheck>(
 const MAX_OBJECT_DEPTH: usize = 120;
 
 /// Flattens Python documents (dicts, or None for no document). They are read into the kernel's
-/// tree under the GIL, strings borrowed; a value the kernel does not take (a subclass, a set, a
+/// tapes under the GIL, strings borrowed; a value the kernel does not take (a subclass, a set, a
 /// key that is not a str, a lone surrogate, deep nesting) sends the batch to the Python path.
 #[pyfunction]
 #[pyo3(signature = (docs, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1))]
@@ -387,18 +387,19 @@ fn flatten_objects(
     segment: usize,
     threads: usize,
 ) -> PyResult<Output> {
-    let mut nodes = Vec::with_capacity(docs.len());
+    let mut tapes = Vec::with_capacity(docs.len());
     for (position, doc) in docs.iter().enumerate() {
         if doc.is_none() {
-            nodes.push(None);
+            tapes.push(None);
             continue;
         }
+        let mut tape = Tape::new();
         let converted = doc
             .cast_exact::<PyDict>()
             .ok()
-            .and_then(|d| dict_node(d, 1));
+            .and_then(|d| dict_tokens(d, 1, &mut tape));
         match converted {
-            Some(node) => nodes.push(Some(node)),
+            Some(()) => tapes.push(Some(tape)),
             None => {
                 return Ok((
                     None,
@@ -411,7 +412,7 @@ fn flatten_objects(
         }
     }
     // the walk holds the GIL: the strings are borrowed from the documents
-    let result = flatten::flatten_nodes(&nodes, item_base, segment, threads);
+    let result = flatten::flatten_tapes(&tapes, item_base, segment, threads);
     Ok(output(result, item_base, empty_containers_are_null))
 }
 
@@ -426,58 +427,65 @@ fn borrowed<'a>(s: &Bound<'_, PyString>) -> Option<Cow<'a, str>> {
     }))
 }
 
-fn dict_node<'a>(dict: &Bound<'_, PyDict>, depth: usize) -> Option<Node<'a>> {
+/// Writes a dict's tokens to `tape`; None where the kernel cannot vouch for it.
+fn dict_tokens<'a>(dict: &Bound<'_, PyDict>, depth: usize, tape: &mut Tape<'a>) -> Option<()> {
     if depth > MAX_OBJECT_DEPTH {
         return None;
     }
-    let mut members = Vec::with_capacity(dict.len());
+    let at = tape.len();
+    tape.push(Token::Object { end: 0 });
     for (k, v) in dict.iter() {
-        let key = borrowed(k.cast_exact::<PyString>().ok()?)?;
-        members.push((key, value_node(&v, depth)?));
+        tape.push(Token::Key(borrowed(k.cast_exact::<PyString>().ok()?)?));
+        value_tokens(&v, depth, tape)?;
     }
-    Some(Node::Object(members))
+    close(tape, at);
+    Some(())
 }
 
-fn sequence_node<'a, 'py>(
+fn sequence_tokens<'a, 'py>(
     values: impl Iterator<Item = Bound<'py, PyAny>>,
     depth: usize,
-) -> Option<Node<'a>> {
+    tape: &mut Tape<'a>,
+) -> Option<()> {
     if depth > MAX_OBJECT_DEPTH {
         return None;
     }
-    let mut out = Vec::new();
+    let at = tape.len();
+    tape.push(Token::Array { end: 0 });
     for v in values {
-        out.push(value_node(&v, depth)?);
+        value_tokens(&v, depth, tape)?;
     }
-    Some(Node::Array(out))
+    close(tape, at);
+    Some(())
 }
 
 /// A value inside a container at `depth`; exact types only, as the reference walker checks
 /// `type(v) is str` etc.
-fn value_node<'a>(v: &Bound<'_, PyAny>, depth: usize) -> Option<Node<'a>> {
-    let node = if v.is_none() {
-        Node::Null
+fn value_tokens<'a>(v: &Bound<'_, PyAny>, depth: usize, tape: &mut Tape<'a>) -> Option<()> {
+    let token = if v.is_none() {
+        Token::Null
     } else if let Ok(s) = v.cast_exact::<PyString>() {
-        Node::Str(borrowed(s)?)
+        Token::Str(borrowed(s)?)
     } else if let Ok(d) = v.cast_exact::<PyDict>() {
-        return dict_node(d, depth + 1);
+        return dict_tokens(d, depth + 1, tape);
     } else if let Ok(l) = v.cast_exact::<PyList>() {
-        return sequence_node(l.iter(), depth + 1);
+        return sequence_tokens(l.iter(), depth + 1, tape);
     } else if let Ok(t) = v.cast_exact::<PyTuple>() {
-        return sequence_node(t.iter(), depth + 1);
+        return sequence_tokens(t.iter(), depth + 1, tape);
     } else if let Ok(f) = v.cast_exact::<PyFloat>() {
-        Node::Float(f.value())
+        Token::Float(f.value())
     } else if let Ok(b) = v.cast_exact::<PyBool>() {
-        Node::Bool(b.is_true())
+        Token::Bool(b.is_true())
     } else if let Ok(i) = v.cast_exact::<PyInt>() {
         match i.extract::<i64>() {
-            Ok(n) => Node::Int(Cow::Owned(n.to_string())),
-            Err(_) => Node::Int(Cow::Owned(i.str().ok()?.to_string())),
+            Ok(n) => Token::Int(Cow::Owned(n.to_string())),
+            Err(_) => Token::Int(Cow::Owned(i.str().ok()?.to_string())),
         }
     } else {
         return None;
     };
-    Some(node)
+    tape.push(token);
+    Some(())
 }
 
 /// What a scan hands to Python: its records (line, offset, length, doc_id, has_id; lines from

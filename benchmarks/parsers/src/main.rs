@@ -1,5 +1,5 @@
 //! Parse-only time per document of three JSON parsers on the same NDJSON lines, one thread,
-//! beside the kernel's own parse (`flatten::parse_only`: serde_json into the kernel's tree of
+//! beside the kernel's own parse (`flatten::parse_only`: serde_json into the kernel's tape of
 //! borrowed strings): serde_json into `Value` (with `arbitrary_precision`, as the kernel builds it) and skipping
 //! (`IgnoredAny`), sonic-rs into its `Value`, simd-json into its borrowed value (it parses in
 //! place, so each line is copied into a reused buffer first, and the copy is timed too).
@@ -47,7 +47,7 @@ fn main() {
     let us = best * 1e6 / lines.len() as f64;
     println!(
         "  {:42} {us:6.2}  ({:.0} MB/s)",
-        "the kernel's parse (serde_json, its tree)",
+        "the kernel's parse (serde_json, its tape)",
         bytes as f64 / lines.len() as f64 / us
     );
     let mut buffer = Vec::new();

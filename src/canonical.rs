@@ -229,6 +229,7 @@ fn write_json(tape: &[Token], at: usize, out: &mut String) {
     match &tape[at] {
         Token::Null => out.push_str("null"),
         Token::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Token::Integer(n) => out.push_str(itoa::Buffer::new().format(*n)),
         Token::Int(s) => out.push_str(s),
         Token::Float(f) if f.is_nan() => out.push_str("NaN"),
         Token::Float(f) if f.is_infinite() => {

@@ -556,6 +556,10 @@ impl Walker<'_> {
                     let text = if *b { "true" } else { "false" };
                     out.leaf(doc, item, at, item_root, Kind::Bool, Some(text))
                 }
+                Token::Integer(n) => {
+                    let mut digits = itoa::Buffer::new();
+                    out.leaf(doc, item, at, item_root, Kind::Int, Some(digits.format(*n)))
+                }
                 Token::Int(s) => out.leaf(doc, item, at, item_root, Kind::Int, Some(s)),
                 Token::Float(f) => {
                     let text = canonical_float(*f);
@@ -591,7 +595,9 @@ impl Walker<'_> {
     /// first token), as ingest.build_pairs writes it (a null is no value). An object or a list
     /// is content, not a label: the Python path reports it.
     fn metadata(&mut self, name: usize, value: &Token) -> Result<(), Undecided> {
+        let mut digits = itoa::Buffer::new();
         let text = match value {
+            Token::Integer(n) => std::borrow::Cow::Borrowed(digits.format(*n)),
             Token::Null => return Ok(()),
             Token::Str(s) => std::borrow::Cow::Borrowed(&**s),
             Token::Int(digits) => std::borrow::Cow::Borrowed(&**digits),

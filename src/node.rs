@@ -25,7 +25,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 pub enum Token<'a> {
     Null,
     Bool(bool),
-    /// canonical decimal text of an integer of any size (`-0` is written `0`)
+    /// an integer that fits 64 bits (most do: no text is kept for it)
+    Integer(i64),
+    /// canonical decimal text of a larger integer
     Int(Cow<'a, str>),
     Float(f64),
     /// a double whose literal is already its canonical text ([`canonical_literal`]): kept as
@@ -319,13 +321,16 @@ impl<'de> Visitor<'de> for TapeSeed<'_, 'de> {
         self.tape.push(Token::Bool(v));
         Ok(())
     }
-    // arbitrary_precision still hands an integer that fits 64 bits over as one
+    // arbitrary_precision still hands most integers that fit 64 bits over as one
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
-        self.tape.push(Token::Int(Cow::Owned(v.to_string())));
+        self.tape.push(Token::Integer(v));
         Ok(())
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
-        self.tape.push(Token::Int(Cow::Owned(v.to_string())));
+        self.tape.push(match i64::try_from(v) {
+            Ok(v) => Token::Integer(v),
+            Err(_) => Token::Int(Cow::Owned(v.to_string())),
+        });
         Ok(())
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
@@ -444,7 +449,7 @@ mod tests {
                 Token::Object { end: 12 },
                 key("a"),
                 Token::Array { end: 8 },
-                int("1"),
+                Token::Integer(1),
                 Token::Object { end: 7 },
                 key("b"),
                 Token::Null,
@@ -464,7 +469,17 @@ mod tests {
         assert!(is_empty(&tape, 7) && is_empty(&tape, 9) && !is_empty(&tape, 4));
         assert_eq!(parse(b"[]").unwrap(), [Token::Array { end: 1 }]);
         assert_eq!(parse(b" {} ").unwrap(), [Token::Object { end: 1 }]);
-        assert_eq!(parse(b"7").unwrap(), [int("7")]);
+        assert_eq!(parse(b"7").unwrap(), [Token::Integer(7)]);
+        // 64-bit integers as numbers, larger ones as their text
+        let ends = br#"[-9223372036854775808, 9223372036854775807, 9223372036854775808]"#;
+        assert_eq!(
+            parse(ends).unwrap()[1..],
+            [
+                Token::Integer(i64::MIN),
+                Token::Integer(i64::MAX),
+                int("9223372036854775808")
+            ]
+        );
     }
 
     #[test]

@@ -478,7 +478,7 @@ fn value_tokens<'a>(v: &Bound<'_, PyAny>, depth: usize, tape: &mut Tape<'a>) -> 
         Token::Bool(b.is_true())
     } else if let Ok(i) = v.cast_exact::<PyInt>() {
         match i.extract::<i64>() {
-            Ok(n) => Token::Int(Cow::Owned(n.to_string())),
+            Ok(n) => Token::Integer(n),
             Err(_) => Token::Int(Cow::Owned(i.str().ok()?.to_string())),
         }
     } else {

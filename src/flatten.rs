@@ -808,7 +808,8 @@ pub fn flatten_tapes(
     segment: usize,
     threads: usize,
 ) -> Result<Columns, Fallback> {
-    let rows = |chunk: &[Option<Tape>]| chunk.iter().flatten().map(|t| scalars(t)).sum();
+    // a leaf is a value token, and about every other token is a key
+    let rows = |chunk: &[Option<Tape>]| chunk.iter().flatten().map(|t| t.len() / 2 + 1).sum();
     let walk = |out: &mut Columns, position: usize, tape: &Tape| {
         walk_document(out, position, tape, &Root::default())
     };
@@ -845,18 +846,6 @@ fn flatten_each<T: Sync>(
         Ok(out)
     });
     merge(chunks.into_iter().collect::<Result<_, _>>()?, item_base)
-}
-
-/// Scalars and empty containers in a document: its leaves, or more (an array of scalars is
-/// one).
-fn scalars(tape: &[Token]) -> usize {
-    (0..tape.len())
-        .filter(|&i| match tape[i] {
-            Token::Key(_) => false,
-            Token::Array { .. } | Token::Object { .. } => is_empty(tape, i),
-            _ => true,
-        })
-        .count()
 }
 
 /// Parses the texts in parallel without walking them; how many parse (the parse-only floor).

@@ -393,13 +393,14 @@ fn flatten_objects(
             tapes.push(None);
             continue;
         }
-        let mut tape = Tape::new();
-        let converted = doc
-            .cast_exact::<PyDict>()
-            .ok()
-            .and_then(|d| dict_tokens(d, 1, &mut tape));
+        let converted = doc.cast_exact::<PyDict>().ok().and_then(|d| {
+            // room for a few tokens a root member (its key, its value, what nests below some):
+            // the tape grows by copying
+            let mut tape = Tape::with_capacity(6 * d.len() + 8);
+            dict_tokens(d, 1, &mut tape).map(|()| tape)
+        });
         match converted {
-            Some(()) => tapes.push(Some(tape)),
+            Some(tape) => tapes.push(Some(tape)),
             None => {
                 return Ok((
                     None,

@@ -10,7 +10,7 @@ use arrow_array::{
     Array, ArrayRef, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
     RecordBatchIterator, StringViewArray, UInt32Array, UInt8Array,
 };
-use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -95,8 +95,20 @@ fn output(result: Result<Columns, Fallback>, item_base: i64, ecan: bool) -> Outp
     }
 }
 
+/// Bools packed 64 at a time: arrow's `From<&[bool]>` sets them a bit and a branch each.
+fn packed(bools: &[bool]) -> BooleanBuffer {
+    BooleanBuffer::collect_bool(bools.len(), |i| bools[i])
+}
+
+/// A boolean column without nulls.
+fn flags(bools: &[bool]) -> ArrayRef {
+    Arc::new(BooleanArray::new(packed(bools), None))
+}
+
 fn views(values: Vec<u128>, buffers: &[Buffer], valid: Option<Vec<bool>>) -> ArrayRef {
-    let nulls = valid.map(NullBuffer::from).filter(|n| n.null_count() > 0);
+    let nulls = valid
+        .map(|v| NullBuffer::new(packed(&v)))
+        .filter(|n| n.null_count() > 0);
     // SAFETY: every view was made by flatten.rs for bytes of valid UTF-8 (whole strings of the
     // input or of the canonical text) stored at its buffer and offset
     Arc::new(unsafe {
@@ -155,8 +167,8 @@ fn tables(c: Columns, ecan: bool) -> (ArrowTable, ArrowTable, ArrowTable, ArrowT
         ("member", views(c.member, &paths, Some(c.member_valid))),
         ("kind", kinds(&c.kind)),
         ("text", views(c.text, &texts, Some(c.text_valid))),
-        ("is_null", Arc::new(BooleanArray::from(is_null))),
-        ("empty_array", Arc::new(BooleanArray::from(is_empty_array))),
+        ("is_null", flags(&is_null)),
+        ("empty_array", flags(&is_empty_array)),
     ]);
     let items = batch(vec![
         ("item", Arc::new(Int64Array::from(c.item_item))),
@@ -1170,17 +1182,15 @@ fn pair_leaves(
         };
         let (g_rows, a_rows) = (&paired.gt, &paired.aio);
         let present = |rows: &[Option<u32>]| -> ArrayRef {
-            Arc::new(BooleanArray::from(
-                rows.iter().map(Option::is_some).collect::<Vec<bool>>(),
-            ))
+            let bits = BooleanBuffer::collect_bool(rows.len(), |i| rows[i].is_some());
+            Arc::new(BooleanArray::new(bits, None))
         };
         // an absent leaf is null, as is one whose flag is null
         let null = |rows: &[Option<u32>], is_null: &[Option<bool>]| -> ArrayRef {
-            let flags: Vec<bool> = rows
-                .iter()
-                .map(|r| r.is_none_or(|r| is_null[r as usize].unwrap_or(true)))
-                .collect();
-            Arc::new(BooleanArray::from(flags))
+            let bits = BooleanBuffer::collect_bool(rows.len(), |i| {
+                rows[i].is_none_or(|r| is_null[r as usize].unwrap_or(true))
+            });
+            Arc::new(BooleanArray::new(bits, None))
         };
         let codes = (kind_codes(g_kind, g_rows), kind_codes(a_kind, a_rows));
         columns.extend([
@@ -1522,7 +1532,9 @@ fn encode(
                 let ranked: Vec<u32> = (ids.iter().zip(&valid))
                     .map(|(&id, &ok)| if ok { rank[id as usize] } else { 0 })
                     .collect();
-                let nulls = valid.contains(&false).then(|| NullBuffer::from(valid));
+                let nulls = valid
+                    .contains(&false)
+                    .then(|| NullBuffer::new(packed(&valid)));
                 ArrowTable {
                     batch: batch(vec![(
                         "id",

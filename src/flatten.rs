@@ -801,20 +801,32 @@ fn flatten_texts(
     flatten_each(texts, item_base, segment, threads, rows, walk, lenient)
 }
 
-/// Flattens parsed documents (None: no document at that position), on `threads` threads.
-pub fn flatten_tapes(
-    docs: &[Option<Tape>],
+/// Flattens `n` documents in this thread, each written by `read` to one reused tape just
+/// before its walk (false: no document at that position). For the reader of Python documents,
+/// which holds the GIL: the tape is walked while it is in cache, and a batch never holds more
+/// than one.
+pub fn flatten_read<'a>(
+    n: usize,
     item_base: i64,
     segment: usize,
-    threads: usize,
+    mut read: impl FnMut(usize, &mut Tape<'a>) -> Result<bool, ParseError>,
 ) -> Result<Columns, Fallback> {
-    // a leaf is a value token, and about every other token is a key
-    let rows = |chunk: &[Option<Tape>]| chunk.iter().flatten().map(|t| t.len() / 2 + 1).sum();
-    let walk = |out: &mut Columns, position: usize, tape: &Tape| {
-        walk_document(out, position, tape, &Root::default())
-    };
-    flatten_each(docs, item_base, segment, threads, rows, walk, false)
+    let mut out = Columns::new(segment);
+    out.reserve(n * ROWS_PER_DOCUMENT);
+    let mut tape = Tape::new();
+    for position in 0..n {
+        tape.clear();
+        let fallback = |reason| Fallback { position, reason };
+        if read(position, &mut tape).map_err(fallback)? {
+            walk_document(&mut out, position, &tape, &Root::default()).map_err(fallback)?;
+        }
+    }
+    merge(vec![out], item_base)
 }
+
+/// Leaves a document is given room for when its size is not known beforehand (an invoice has
+/// about 40): the columns grow past it by copying.
+const ROWS_PER_DOCUMENT: usize = 32;
 
 /// `walk` over every document present, chunk by chunk (room for `rows` leaves made first);
 /// the first document it fails on stops the call, or, `lenient`, is left out and listed.

@@ -26,7 +26,7 @@ use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
 use crate::matching::{
     configured_lists, ConfiguredList, FieldRows, ItemRows, Key, Lists, MatchField, Members, Value,
 };
-use crate::node::{close, Tape, Token};
+use crate::node::{close, ParseError, Tape, Token};
 use crate::ordering::list_orders;
 use crate::pairing::{self, Side};
 use crate::paths::{combinations, Leaves, Prefixes};
@@ -387,45 +387,31 @@ fn held<'py, T: pyo3::type_object::PyTypeCheck>(
 /// recursion limit decides.
 const MAX_OBJECT_DEPTH: usize = 120;
 
-/// Flattens Python documents (dicts, or None for no document). They are read into the kernel's
-/// tapes under the GIL, strings borrowed; a value the kernel does not take (a subclass, a set, a
-/// key that is not a str, a lone surrogate, deep nesting) sends the batch to the Python path.
+/// Flattens Python documents (dicts, or None for no document), one at a time in this thread:
+/// each is read into the kernel's tape under the GIL, strings borrowed, and walked at once; a
+/// value the kernel does not take (a subclass, a set, a key that is not a str, a lone
+/// surrogate, deep nesting) sends the batch to the Python path.
 #[pyfunction]
-#[pyo3(signature = (docs, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1))]
+#[pyo3(signature = (docs, item_base=0, empty_containers_are_null=false, segment=1<<31))]
 fn flatten_objects(
     docs: &Bound<'_, PyList>,
     item_base: i64,
     empty_containers_are_null: bool,
     segment: usize,
-    threads: usize,
 ) -> PyResult<Output> {
-    let mut tapes = Vec::with_capacity(docs.len());
-    for (position, doc) in docs.iter().enumerate() {
+    let result = flatten::flatten_read(docs.len(), item_base, segment, |position, tape| {
+        let doc = docs
+            .get_item(position)
+            .map_err(|e| ParseError::Invalid(e.to_string()))?;
         if doc.is_none() {
-            tapes.push(None);
-            continue;
+            return Ok(false);
         }
-        let converted = doc.cast_exact::<PyDict>().ok().and_then(|d| {
-            // room for a few tokens a root member (its key, its value, what nests below some):
-            // the tape grows by copying
-            let mut tape = Tape::with_capacity(6 * d.len() + 8);
-            dict_tokens(d, 1, &mut tape).map(|()| tape)
-        });
-        match converted {
-            Some(tape) => tapes.push(Some(tape)),
-            None => {
-                return Ok((
-                    None,
-                    position as i64,
-                    "not taken by the kernel".into(),
-                    Vec::new(),
-                    Vec::new(),
-                ))
-            }
-        }
-    }
-    // the walk holds the GIL: the strings are borrowed from the documents
-    let result = flatten::flatten_tapes(&tapes, item_base, segment, threads);
+        doc.cast_exact::<PyDict>()
+            .ok()
+            .and_then(|d| dict_tokens(d, 1, tape))
+            .map(|()| true)
+            .ok_or_else(|| ParseError::Invalid("not taken by the kernel".into()))
+    });
     Ok(output(result, item_base, empty_containers_are_null))
 }
 

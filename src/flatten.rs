@@ -793,12 +793,28 @@ fn flatten_texts(
     threads: usize,
     lenient: bool,
 ) -> Result<Columns, Fallback> {
-    // about one leaf per 24 bytes of invoice-like text
-    let rows = |chunk: &[Option<&[u8]>]| chunk.iter().flatten().map(|t| t.len() / 24).sum();
-    let walk = |out: &mut Columns, position: usize, text: &&[u8]| {
-        walk_document(out, position, &parse(text)?, how)
-    };
-    flatten_each(texts, item_base, segment, threads, rows, walk, lenient)
+    // every text present, chunk by chunk: the first one the walk fails on stops the call, or,
+    // `lenient`, is left out and listed
+    let chunks = chunked(texts, threads, |c, size, chunk| {
+        let mut out = Columns::new(segment);
+        // about one leaf per 24 bytes of invoice-like text
+        out.reserve(chunk.iter().flatten().map(|t| t.len() / 24).sum());
+        for (i, text) in chunk.iter().enumerate() {
+            let position = c * size + i;
+            let Some(text) = text else { continue };
+            let before = out.mark();
+            match parse(text).and_then(|tape| walk_document(&mut out, position, &tape, how)) {
+                Ok(()) => {}
+                Err(_) if lenient => {
+                    out.rollback(before);
+                    out.declined.push(position as u32);
+                }
+                Err(reason) => return Err(Fallback { position, reason }),
+            }
+        }
+        Ok(out)
+    });
+    merge(chunks.into_iter().collect::<Result<_, _>>()?, item_base)
 }
 
 /// Flattens `n` documents in this thread, each written by `read` to one reused tape just
@@ -827,38 +843,6 @@ pub fn flatten_read<'a>(
 /// Leaves a document is given room for when its size is not known beforehand (an invoice has
 /// about 40): the columns grow past it by copying.
 const ROWS_PER_DOCUMENT: usize = 32;
-
-/// `walk` over every document present, chunk by chunk (room for `rows` leaves made first);
-/// the first document it fails on stops the call, or, `lenient`, is left out and listed.
-fn flatten_each<T: Sync>(
-    docs: &[Option<T>],
-    item_base: i64,
-    segment: usize,
-    threads: usize,
-    rows: impl Fn(&[Option<T>]) -> usize + Sync,
-    walk: impl Fn(&mut Columns, usize, &T) -> Result<(), ParseError> + Sync,
-    lenient: bool,
-) -> Result<Columns, Fallback> {
-    let chunks = chunked(docs, threads, |c, size, chunk| {
-        let mut out = Columns::new(segment);
-        out.reserve(rows(chunk));
-        for (i, doc) in chunk.iter().enumerate() {
-            let position = c * size + i;
-            let Some(doc) = doc else { continue };
-            let before = out.mark();
-            match walk(&mut out, position, doc) {
-                Ok(()) => {}
-                Err(_) if lenient => {
-                    out.rollback(before);
-                    out.declined.push(position as u32);
-                }
-                Err(reason) => return Err(Fallback { position, reason }),
-            }
-        }
-        Ok(out)
-    });
-    merge(chunks.into_iter().collect::<Result<_, _>>()?, item_base)
-}
 
 /// Parses the texts in parallel without walking them; how many parse (the parse-only floor).
 pub fn parse_only(texts: &[Option<&[u8]>]) -> usize {

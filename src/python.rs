@@ -100,9 +100,12 @@ fn packed(bools: &[bool]) -> BooleanBuffer {
     BooleanBuffer::collect_bool(bools.len(), |i| bools[i])
 }
 
-/// A boolean column without nulls.
-fn flags(bools: &[bool]) -> ArrayRef {
-    Arc::new(BooleanArray::new(packed(bools), None))
+/// A boolean column without nulls: `value` of each row of `n`, packed 64 at a time.
+fn flags(n: usize, value: impl FnMut(usize) -> bool) -> ArrayRef {
+    Arc::new(BooleanArray::new(
+        BooleanBuffer::collect_bool(n, value),
+        None,
+    ))
 }
 
 fn views(values: Vec<u128>, buffers: &[Buffer], valid: Option<Vec<bool>>) -> ArrayRef {
@@ -167,8 +170,11 @@ fn tables(c: Columns, ecan: bool) -> (ArrowTable, ArrowTable, ArrowTable, ArrowT
         ("member", views(c.member, &paths, Some(c.member_valid))),
         ("kind", kinds(&c.kind)),
         ("text", views(c.text, &texts, Some(c.text_valid))),
-        ("is_null", flags(&is_null)),
-        ("empty_array", flags(&is_empty_array)),
+        ("is_null", flags(is_null.len(), |i| is_null[i])),
+        (
+            "empty_array",
+            flags(is_empty_array.len(), |i| is_empty_array[i]),
+        ),
     ]);
     let items = batch(vec![
         ("item", Arc::new(Int64Array::from(c.item_item))),
@@ -185,10 +191,7 @@ fn tables(c: Columns, ecan: bool) -> (ArrowTable, ArrowTable, ArrowTable, ArrowT
         ("member", views(c.member_key, &paths, None)),
         ("kind", kinds(&c.member_kind)),
         ("text", views(c.member_text, &texts, None)),
-        (
-            "is_null",
-            Arc::new(BooleanArray::from(vec![false; n_members])),
-        ),
+        ("is_null", flags(n_members, |_| false)),
     ]);
     let meta = batch(vec![
         ("doc", Arc::new(UInt32Array::from(c.meta_doc))),
@@ -1167,16 +1170,12 @@ fn pair_leaves(
             unreachable!()
         };
         let (g_rows, a_rows) = (&paired.gt, &paired.aio);
-        let present = |rows: &[Option<u32>]| -> ArrayRef {
-            let bits = BooleanBuffer::collect_bool(rows.len(), |i| rows[i].is_some());
-            Arc::new(BooleanArray::new(bits, None))
-        };
+        let present = |rows: &[Option<u32>]| flags(rows.len(), |i| rows[i].is_some());
         // an absent leaf is null, as is one whose flag is null
-        let null = |rows: &[Option<u32>], is_null: &[Option<bool>]| -> ArrayRef {
-            let bits = BooleanBuffer::collect_bool(rows.len(), |i| {
+        let null = |rows: &[Option<u32>], is_null: &[Option<bool>]| {
+            flags(rows.len(), |i| {
                 rows[i].is_none_or(|r| is_null[r as usize].unwrap_or(true))
-            });
-            Arc::new(BooleanArray::new(bits, None))
+            })
         };
         let codes = (kind_codes(g_kind, g_rows), kind_codes(a_kind, a_rows));
         columns.extend([

@@ -25,14 +25,21 @@ def _stop_once(signum: int, frame: object) -> None:
 def main() -> int:
     """The command line. Its libraries (Polars, Arrow, NumPy) take a few tenths of a second to
     load: a Ctrl-C meanwhile ends the command with the same line and code as a Ctrl-C later,
-    not with a traceback through the import machinery. The command's own process only: cli.main
+    not with a traceback through the import machinery; and `jsoneval score` reads its NDJSON
+    inputs meanwhile (:func:`cli.start_early_scan`). The command's own process only: cli.main
     may run in a notebook, whose Ctrl-C stays its own (and whose NumPy threads too)."""
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if started ignoring it
         signal.signal(signal.SIGINT, _stop_once)
     os.environ.setdefault(*QUIET_BLAS_THREADS)
+    early_scan = None
     try:
-        from .cli import main as run
+        from .cli import main as run, start_early_scan
+
+        early_scan = start_early_scan(sys.argv[1:])
+        from . import stream  # noqa: F401 -- the libraries, while the early scan reads
     except KeyboardInterrupt:
+        if early_scan is not None:
+            early_scan.close()
         return interrupted()
     # Polars took SIGINT over as it loaded (chaining to the handler above) to raise
     # KeyboardInterrupt inside whichever thread is in a Polars call: a batch thread then
@@ -42,7 +49,11 @@ def main() -> int:
     handler = signal.getsignal(signal.SIGINT)
     if handler is not None:  # None: a handler from outside Python, left as it is
         signal.signal(signal.SIGINT, handler)
-    return run(sys.argv[1:])
+    try:
+        return run(sys.argv[1:], early_scan)
+    finally:
+        if early_scan is not None:
+            early_scan.close()
 
 
 if __name__ == "__main__":

@@ -20,19 +20,22 @@ import time
 from importlib import resources
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import click
-import polars as pl
 
-from .calibration import check_confidence_sources
-from .config import ConfigError, load_config, parse_config
-from .gate import gate_failures, parse_gate
-from .ingest import InputError, InputFileError
-from .stream import STREAM_BATCH_SIZE
-
+from .config import Config, ConfigError, load_config, parse_config
 from .exits import (
-    EXIT_GATE, EXIT_INPUT, EXIT_OK, EXIT_PIPE, EXIT_USAGE, first_line, interrupted,
+    EXIT_GATE, EXIT_INPUT, EXIT_OK, EXIT_PIPE, EXIT_USAGE, InputError, InputFileError,
+    first_line, interrupted,
 )
+from .file_ranges import STREAM_BATCH_SIZE, EarlyScan, looks_like_ndjson
+from .gate import gate_failures, parse_gate
+
+# Polars, NumPy and pyarrow load when a command runs, not with its options: `jsoneval score`
+# parses its options and starts reading its inputs first (start_early_scan)
+if TYPE_CHECKING:
+    import polars as pl
 
 
 class UsageError(Exception):
@@ -124,6 +127,7 @@ def score(**options) -> int:
     """score AIO against GT and write the result tables"""
     args = SimpleNamespace(**options)
     args.json = options["json_"]
+    args.early_scan = click.get_current_context().obj  # start_early_scan's, if any
     return run_command(_score, args)
 
 
@@ -175,6 +179,8 @@ def _read_safety(path: str, id_field: str) -> pl.DataFrame:
     text, so the id ``007`` stays ``007``), else NDJSON; the columns checked, and the first
     value that is not a number in [0, 1] named with its document. Every problem is a usage
     error, as a --confidence file's are (README: exit codes)."""
+    import polars as pl
+
     from .ingest import TABLE_SUFFIXES, json_file_for_polars, read_table_file
 
     p = Path(path)
@@ -207,6 +213,42 @@ def _read_safety(path: str, id_field: str) -> pl.DataFrame:
     return table.with_columns(value.alias("safety"))
 
 
+def _inputs(args: SimpleNamespace) -> tuple[str, str, Config]:
+    """The GT and AIO inputs and the config a score command names (--sample: the bundled
+    ones)."""
+    if args.sample:
+        return (str(_sample_path("gt.ndjson")), str(_sample_path("aio.ndjson")),
+                load_config(args.config or _sample_path("config.json")))
+    if not args.gt or not args.aio:
+        raise UsageError("give --gt and --aio, or --sample")
+    return args.gt, args.aio, load_config(args.config) if args.config else parse_config(None)
+
+
+def start_early_scan(argv: list[str]) -> EarlyScan | None:
+    """For ``jsoneval score`` with NDJSON inputs, the first pass over them started on threads
+    (:class:`file_ranges.EarlyScan`), to run while Polars, NumPy and pyarrow load; else None.
+    The options are read as the command reads them, and anything it would refuse starts
+    nothing: the command then says what is wrong."""
+    if argv[:1] != ["score"] or {"-h", "--help"} & set(argv):  # help prints as it parses
+        return None
+    try:
+        with score.make_context("score", list(argv[1:])) as ctx:
+            args = SimpleNamespace(**ctx.params)
+        gt, aio, config = _inputs(args)
+    except (click.ClickException, click.exceptions.Exit, UsageError, ConfigError, OSError,
+            ValueError):
+        return None
+    from .native import KERNEL
+
+    files = [(path, field) for path, field in ((gt, args.gt_field), (aio, args.aio_field))
+             if looks_like_ndjson(path)]
+    if KERNEL != "native" or not files or (args.workers is not None and args.workers < 1):
+        return None
+    # a core is left to the thread loading the libraries
+    threads = max(1, (args.workers or len(os.sched_getaffinity(0))) - 1)
+    return EarlyScan(files, args.id_field or config.id_field, threads)
+
+
 def _score(args: SimpleNamespace) -> int:
     try:
         fail_under = parse_gate(args.fail_under) if args.fail_under else {}
@@ -214,21 +256,17 @@ def _score(args: SimpleNamespace) -> int:
         raise UsageError(f"--fail-under: {exc}") from None
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise UsageError(f"--out {args.out} is a file; give a directory for the result tables")
-    if args.sample:
-        gt, aio = _sample_path("gt.ndjson"), _sample_path("aio.ndjson")
-        config = load_config(args.config or _sample_path("config.json"))
-    else:
-        if not args.gt or not args.aio:
-            raise UsageError("give --gt and --aio, or --sample")
-        gt, aio = args.gt, args.aio
-        config = load_config(args.config) if args.config else parse_config(None)
-        if not args.quiet and _same_file(gt, aio):  # a sanity check, or swapped arguments
-            from .terminal import escape
+    gt, aio, config = _inputs(args)
+    if not args.sample and not args.quiet and _same_file(gt, aio):
+        # a sanity check, or swapped arguments
+        from .terminal import escape
 
-            print(f"jsoneval: warning: --gt and --aio are the same file ({escape(gt)}): every "
-                  "document is scored against itself", file=sys.stderr)
+        print(f"jsoneval: warning: --gt and --aio are the same file ({escape(gt)}): every "
+              "document is scored against itself", file=sys.stderr)
     if args.anls:
         config = dataclasses.replace(config, anls=True)
+    from .calibration import check_confidence_sources
+
     try:
         check_confidence_sources(config, args.confidence)
     except ValueError as exc:
@@ -262,7 +300,8 @@ def _score(args: SimpleNamespace) -> int:
     try:
         if is_ndjson(gt) and is_ndjson(aio):  # memory bounded by the batch size
             result = score_files(gt, aio, args.out, **options, by=by,
-                                 partition_by=args.partition_by, workers=args.workers)
+                                 partition_by=args.partition_by, workers=args.workers,
+                                 early_scan=args.early_scan)
             out = result.directory
         else:  # Parquet, Arrow and CSV tables a batch at a time
             result = score_tables(gt, aio, args.out, **options, json_column=args.json_column,
@@ -274,6 +313,8 @@ def _score(args: SimpleNamespace) -> int:
             progress.close()
     sliced = None
     if by:  # the slices' attribute table as written (the counts may be large)
+        import polars as pl
+
         parts = sorted((Path(out) / "attributes_by").glob("*.parquet"))
         sliced = pl.concat([pl.read_parquet(p) for p in parts])
     print_outcome(args, result, started, out, (sliced, by) if by else None)
@@ -328,6 +369,8 @@ def warn_names(args, errors) -> None:
     their rows in ``errors``."""
     if args.quiet:
         return
+    import polars as pl
+
     from .terminal import escape
 
     errors = errors if isinstance(errors, pl.DataFrame) else errors.collect()
@@ -388,11 +431,13 @@ def _names(text: str | None) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()] if text else []
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (``jsoneval`` exits with it)."""
+def main(argv: list[str] | None = None, early_scan: EarlyScan | None = None) -> int:
+    """Run the command line; returns the exit code (``jsoneval`` exits with it).
+    ``early_scan``: the inputs' first pass :func:`start_early_scan` began."""
     command = add_registered_commands(app)
     try:
-        code = command.main(args=argv, prog_name="jsoneval", standalone_mode=False)
+        code = command.main(args=argv, prog_name="jsoneval", standalone_mode=False,
+                            obj=early_scan)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
     except click.exceptions.Exit as exc:  # --help, --version
         return exc.exit_code

@@ -44,7 +44,6 @@ import errno
 import itertools
 import json
 import os
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,27 +54,7 @@ import polars as pl
 from .python_values import json_value
 from .values import TooDeep, canonical_container, canonical_float
 
-# The kernel's allocator (mimalloc) reads this as the extension loads; at 0 it turns transparent
-# huge pages off for the process (prctl PR_SET_THP_DISABLE). Faulting in 2 MB pages (zeroed,
-# compacted for) made large batches slower and larger: evaluate() of 100k pairs 7.1-7.9 s and
-# 2.52 GB with them, 5.8-6.1 s and 2.42 GB without (docs/DECISIONS.md 75). A user's own
-# setting wins.
-os.environ.setdefault("MIMALLOC_ALLOW_THP", "0")
-try:
-    from . import _native
-except ImportError:  # the package imported from a source tree whose extension is not built
-    _native = None
-    warnings.warn(
-        f"jsoneval_polars: the native core is not built in {os.path.dirname(__file__)} (a source "
-        "tree shadowing the installed package? run `jsoneval`, or `pip install -e .`); the "
-        "Python path runs instead, with the same results, slower",
-        RuntimeWarning, stacklevel=2,
-    )
-
-#: The kernel :func:`flatten` runs: "native" unless the environment sets JSONEVAL_PURE_PYTHON=1
-#: or the extension is not built ("python"). Both give identical tables.
-KERNEL = ("python" if _native is None or os.environ.get("JSONEVAL_PURE_PYTHON") == "1"
-          else "native")
+from .native import KERNEL, _native  # noqa: F401 -- flatten.KERNEL is what runs
 
 LEAF_SCHEMA = {
     "doc": pl.UInt32,

@@ -13,6 +13,7 @@ import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -22,8 +23,9 @@ import orjson
 import polars as pl
 
 from .config import CONFIG_ONLY_KEYS, TOP_KEYS
-from .exits import first_line
+from .exits import InputError, InputFileError, first_line
 from .extract import Extraction, loads_noting, orjson_may_round
+from .file_ranges import RangeRead, read_range
 from .flatten import Flattened, TextSpans, flatten_texts, read_spans
 from . import table_texts
 from .schemas import ERRORS
@@ -43,15 +45,6 @@ ParseStatus = Literal["json", "code_block", "embedded", "invalid", "missing"]
 # A key in JSON text is a string followed by a colon; this over-counts (a string value may hold
 # '":'), never under-counts, so "no more matches than parsed keys" proves there is no duplicate.
 _KEY_TOKEN = re.compile(rb'"\s*:')
-
-
-class InputError(ValueError):
-    """Bad input in strict mode; the message names the file, the line and the reason."""
-
-
-class InputFileError(InputError):
-    """An input that cannot be read as a whole (missing, a directory, the wrong format): a
-    usage error on the command line (exit 2), not bad records (exit 1)."""
 
 
 @dataclass
@@ -1359,21 +1352,24 @@ class RangeScan:
     data: bytes | None
 
 
-def scan_range(path: str, start: int, stop: int, id_field: str,
-               content_field: str | None) -> RangeScan:
+def scan_range(path: str, start: int, stop: int, id_field: str, content_field: str | None,
+               early: Future[RangeRead] | None = None) -> RangeScan:
     """Bytes ``[start, stop)`` of an NDJSON file, which end at a line end or the file's end,
-    read by the native kernel (``_native.scan_lines``) without the GIL, so the files driver's
-    threads scan side by side; with a content field, the records without that member are
+    read by the native kernel (:func:`file_ranges.read_range`) without the GIL, so the files
+    driver's threads scan side by side, or taken from the ``early`` read the command started
+    (:class:`file_ranges.EarlyScan`); with a content field, the records without that member are
     declined, as is every line without the extension."""
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(stop - start)
-    from .flatten import KERNEL, _native
+    from .flatten import KERNEL
     if KERNEL == "native":
-        scanned, line_ends = _native.scan_lines(data, id_field, content_field)
-        records, declined, spans = _kernel_records(scanned)
+        read = early.result() if early is not None else read_range(path, start, stop, id_field,
+                                                                  content_field)
+        records, declined, spans = _kernel_records(read.scanned)
         pieces = [(i, a, n) for i, (a, n) in zip(declined, spans, strict=True)]
+        data, line_ends = read.data, read.line_ends
     else:  # every line is read in Python
+        with open(path, "rb") as f:
+            f.seek(start)
+            data = f.read(stop - start)
         lines = data.split(b"\n")
         starts = itertools.accumulate((len(raw) + 1 for raw in lines), initial=0)
         records, line_ends = pl.DataFrame(schema=_SCAN_COLUMNS), len(lines) - 1

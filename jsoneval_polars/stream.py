@@ -51,6 +51,7 @@ from .compressed import plain_copies, with_names
 from .config import Config, parse_config
 from .core import Clock, collector_paused, needs_documents, score_batch
 from .counts import RunState, merge_states, run_state
+from .file_ranges import CHUNK_BYTES, STREAM_BATCH_SIZE, EarlyScan, byte_ranges
 from .ingest import (
     ErrorRows,
     InputError,
@@ -76,14 +77,6 @@ from .results import ResultTables, read_results
 from .schemas import ERRORS
 from .scorers import Scorer
 
-# pairs per batch: 1M shuffled pairs on 2 worker processes peaked at 1.27 GB in all with 8k,
-# 1.43-1.55 GB with 10k, 2.2 GB with 20k, at the same speed; 10M peaks where 1M does
-# (benchmarks/scale.py)
-STREAM_BATCH_SIZE = 8_000
-# scan task size: large enough to amortize a task, small for balance; and below glibc's
-# largest mmap threshold (32 MB), so a task's buffer is reused from the heap where a 32 MB one
-# was mapped and faulted in afresh each time (a 96 MB file scanned in 0.24-0.32 s against 0.36)
-CHUNK_BYTES = 16 << 20
 # bytes of an NDJSON file whose line ends estimate its lines (_expected_lines)
 LINES_SAMPLE = 1 << 20
 
@@ -108,6 +101,7 @@ def score_files(
     bootstrap: int | None = None,
     seed: int | None = None,
     confidence: Any = None,
+    early_scan: EarlyScan | None = None,
 ) -> ResultTables:
     """Score two NDJSON files (or JSON arrays of records, or pretty-printed objects) into the
     results directory ``out`` (layout.py) and open it.
@@ -120,7 +114,9 @@ def score_files(
     evened out over the threads). ``bootstrap``/``seed`` add intervals as in
     :func:`evaluate`, from the per-document ``counts`` and ``documents`` parts the batches
     wrote; ``confidence`` adds the
-    ``calibration`` table as in :func:`evaluate`, from the ``fields`` parts.
+    ``calibration`` table as in :func:`evaluate`, from the ``fields`` parts. ``early_scan``:
+    ranges of these files read before the call (the command's :class:`file_ranges.EarlyScan`),
+    taken instead of reading them again.
     """
     cfg = parse_config(config)
     check_confidence_sources(cfg, confidence)
@@ -153,7 +149,8 @@ def score_files(
         # long; each side's ranges reach the plan in line order, numbered as they come
         scans = [*whole_scans.items()] + [
             (side, pool.submit(scan_range, str(files[side]), start, stop, id_field,
-                               fields[side]))
+                               fields[side], early_scan and early_scan.take(
+                                   files[side], start, stop, id_field, fields[side])))
             for pair in itertools.zip_longest(*([(side, *bounds) for bounds in chunks[side]]
                                                 for side in SIDES))
             for side, start, stop in filter(None, pair)
@@ -375,26 +372,8 @@ def _safety_table(safety: Any) -> pl.DataFrame | None:
 
 
 def _chunks(path: Path) -> list[tuple[int, int]]:
-    """(start, stop) of byte ranges of about :data:`CHUNK_BYTES` that end at a line end (the
-    last at the file's end)."""
-    total, size = path.stat().st_size, CHUNK_BYTES
-    bounds = []
-    with open(path, "rb") as f:
-        start = 0
-        while start < total:
-            pos, newline = min(start + size, total) - 1, -1
-            while pos < total:  # the first line end at or after pos
-                f.seek(pos)
-                tail = f.read(1 << 16)
-                cut = tail.find(b"\n")
-                if cut >= 0:
-                    newline = pos + cut
-                    break
-                pos += len(tail)
-            stop = total if newline < 0 else newline + 1
-            bounds.append((start, stop))
-            start = stop
-    return bounds
+    """The byte ranges the scan reads (:func:`file_ranges.byte_ranges`)."""
+    return byte_ranges(path, CHUNK_BYTES)
 
 
 def _expected_lines(path: Path) -> int:

@@ -9,6 +9,7 @@ import json
 import random
 import subprocess
 import sys
+import threading
 from importlib import resources
 from pathlib import Path
 
@@ -16,7 +17,9 @@ import polars as pl
 import pytest
 from driver_runs import Run, assert_same_run
 
-from jsoneval_polars import InputError, evaluate, load_config, pair_plan, stream
+from jsoneval_polars import (
+    InputError, evaluate, file_ranges, ingest, load_config, pair_plan, stream,
+)
 from jsoneval_polars.results import read_results
 from jsoneval_polars.stream import score_files
 
@@ -486,3 +489,50 @@ def test_table_files_are_read_a_record_batch_at_a_time(tmp_path, monkeypatch, su
     with pytest.raises(InputError, match=r"gt\.\w+, line 7 \(doc_id 'd6'\): column 'json' is null"):
         score_tables(gt, aio, tmp_path / "out" / "strict", strict=True, **options)
     assert not list(tmp_path.rglob(".jsoneval-tables-*"))
+
+
+def test_an_early_scan_is_what_the_run_reads(shuffled, tmp_path, monkeypatch):
+    """The command's first pass (file_ranges.EarlyScan, started before Polars loads) gives the
+    run its ranges: the run reads none itself, and its tables are a whole run's."""
+    gt, aio = shuffled
+    read, done, own = file_ranges.read_range, threading.Semaphore(0), []
+
+    def early_read(*args):
+        try:
+            return read(*args)
+        finally:
+            done.release()
+
+    monkeypatch.setattr(file_ranges, "read_range", early_read)
+    monkeypatch.setattr(ingest, "read_range", lambda *args: own.append(args) or read(*args))
+    early = file_ranges.EarlyScan([(gt, None), (aio, None)], "doc_id", threads=1)
+    assert all(done.acquire(timeout=60) for _ in range(2))  # one range a file
+    streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2,
+                           early_scan=early)
+    early.close()
+    assert own == []
+    assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
+
+
+@pytest.mark.parametrize("change", ["file rewritten", "id field", "content field", "ranges"])
+def test_an_early_scan_of_anything_else_is_not_taken(shuffled, tmp_path, monkeypatch, change):
+    """A range is taken only for the same bytes read the same way: a file changed since, another
+    id or content field, other range bounds all read the files again, with the same tables."""
+    gt, aio = shuffled
+    field = "doc" if change == "content field" else None
+    early = file_ranges.EarlyScan([(gt, field), (aio, field)],
+                                  "id" if change == "id field" else "doc_id", threads=2)
+    if change == "file rewritten":
+        lines = gt.read_text().splitlines()
+        gt.write_text("\n".join(lines[:-1] + [lines[-1].replace("0", "1")]) + "\n")
+    if change == "ranges":
+        monkeypatch.setattr(stream, "CHUNK_BYTES", 20_000)
+    taken = []
+    take = early.take
+    monkeypatch.setattr(early, "take", lambda *args: taken.append(take(*args)) or taken[-1])
+    streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2,
+                           early_scan=early)
+    early.close()
+    # the ranges are taken GT first (the one file rewritten)
+    assert len(taken) >= 2 and set(taken[:1] if change == "file rewritten" else taken) == {None}
+    assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)

@@ -249,3 +249,60 @@ def test_many_slices_print_the_ones_with_most_fields():
     # m104 has 2 fields and stays; of the 1-field slices the first SHOWN_ROWS - 1 do
     assert names == [f"m{i:03d}" for i in range(SHOWN_ROWS - 1)] + [f"m{n - 1:03d}"]
     assert "... 5 more" in text
+
+
+def test_the_command_starts_reading_its_inputs_before_its_libraries_load():
+    """`jsoneval score` parses its options and starts its first pass over NDJSON inputs
+    (cli.start_early_scan) while Polars, NumPy and pyarrow are not loaded yet."""
+    code = (
+        "import sys\n"
+        "from jsoneval_polars.cli import start_early_scan\n"
+        "early = start_early_scan(['score', '--sample', '--out', 'o'])\n"
+        "loaded = [m for m in ('polars', 'numpy', 'pyarrow') if m in sys.modules]\n"
+        "print(type(early).__name__, len(early._reads), loaded)\n"
+        "early.close()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.stdout.split() == ["EarlyScan", "2", "[]"], proc.stderr
+
+
+def test_the_early_scan_starts_only_for_a_score_command_it_can_read(tmp_path):
+    """NDJSON files of a valid score command get an early scan; other commands, help, bad
+    options or a bad config, arrays and compressed files start nothing (the command then
+    reads or refuses them itself)."""
+    import gzip
+
+    from jsoneval_polars import file_ranges
+    from jsoneval_polars.cli import start_early_scan
+
+    lines = (Path(__file__).parent.parent / "jsoneval_polars" / "sample"
+             / "gt.ndjson").read_bytes()
+    (tmp_path / "a.ndjson").write_bytes(lines)
+    (tmp_path / "array.json").write_text(json.dumps([{"doc_id": "1"}], indent=1))
+    (tmp_path / "a.ndjson.gz").write_bytes(gzip.compress(lines))
+    (tmp_path / "bad.json").write_text("{not a config")
+
+    paths = {name: str(tmp_path / name) for name in ("a.ndjson", "array.json", "a.ndjson.gz")}
+    a, array, zipped = paths.values()
+
+    def scanned(*args: str, out: tuple[str, ...] = ("--out", "o")) -> set[str] | None:
+        """The files an early scan of these options reads, or None when none starts."""
+        early = start_early_scan(["score", *args, *out])
+        if early is None:
+            return None
+        keys = {key[0] for key in early._reads}
+        early.close()
+        return {name for name, path in paths.items() if file_ranges._file_key(path) in keys}
+
+    assert scanned("--gt", a, "--aio", a) == {"a.ndjson"}
+    assert scanned("--gt", a, "--aio", array) == {"a.ndjson"}
+    assert scanned("--gt", zipped, "--aio", array) is None
+    for args in (["--gt", a, "--aio", a, "--help"], ["--gt", a],
+                 ["--gt", a, "--aio", a, "--config", str(tmp_path / "bad.json")],
+                 ["--gt", a, "--aio", a, "--workers", "0"],
+                 ["--gt", a, "--aio", a, "--workers", "two"]):
+        assert scanned(*args) is None, args
+    assert scanned("--gt", a, "--aio", a, out=()) is None
+    assert start_early_scan(["runs", "report", a]) is None
+

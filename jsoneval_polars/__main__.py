@@ -56,5 +56,20 @@ def main() -> int:
             early_scan.close()
 
 
+def command() -> None:
+    """The ``jsoneval`` executable (pyproject's entry point): :func:`main`, then the process
+    ends without the interpreter's teardown, which freed every object and module of a run one
+    by one (0.07-0.11 s after a 100k run; DECISIONS 125). Everything the command writes is
+    closed by then: the result tables, the semantic cache (committed batch by batch), the
+    staging folders (removed); only its output streams are flushed here."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (cli._closed_pipe) or stream
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    command()

@@ -306,3 +306,13 @@ def test_the_early_scan_starts_only_for_a_score_command_it_can_read(tmp_path):
     assert scanned("--gt", a, "--aio", a, out=()) is None
     assert start_early_scan(["runs", "report", a]) is None
 
+
+def test_the_command_exits_with_its_code_and_all_its_output(tmp_path):
+    """The command ends without the interpreter's teardown (__main__.command): its output
+    through a pipe is whole, and its exit code the command's own."""
+    proc = _run("score", "--sample", "--out", "o", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == json.loads((tmp_path / "o" / "summary.json").read_text())
+    proc = _run("score", "--sample", "--out", "o", "--quiet", "--fail-under", "micro_f1=1",
+                cwd=tmp_path)
+    assert proc.returncode == 3 and "micro_f1" in proc.stderr

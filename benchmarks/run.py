@@ -174,10 +174,7 @@ def _run(code: str, *args: str, python: str = sys.executable) -> dict:
     env.setdefault(*QUIET_BLAS_THREADS)
     proc = subprocess.Popen([python, f.name, *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
-    peak = 0.0
-    while proc.poll() is None:
-        peak = max(peak, _tree_rss_mb(proc.pid))
-        time.sleep(0.05)
+    peak = _peak_rss_mb(proc)
     stdout, stderr = proc.communicate()
     os.unlink(f.name)
     if proc.returncode != 0:
@@ -185,6 +182,40 @@ def _run(code: str, *args: str, python: str = sys.executable) -> dict:
     result = json.loads(stdout.strip().splitlines()[-1])
     result["rss_mb"] = max(peak, result.get("rss_mb", 0.0))
     return result
+
+
+def _peak_rss_mb(proc: subprocess.Popen) -> float:
+    """The peak RSS of a process and its children until it ends, sampled every 50 ms."""
+    peak = 0.0
+    while proc.poll() is None:
+        peak = max(peak, _tree_rss_mb(proc.pid))
+        time.sleep(0.05)
+    return peak
+
+
+def _whole(argv: list[str]) -> dict:
+    """A command timed from outside, as a user meets it: from its start to its exit, the
+    interpreter's start, the imports and the teardown included; its stdout and peak RSS."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = _peak_rss_mb(proc)
+    stdout, stderr = proc.communicate()
+    seconds = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise RuntimeError(stderr[-2000:])
+    return {"seconds": seconds, "rss_mb": peak, "stdout": stdout}
+
+
+def _commands(gt: str, aio: str, out: str) -> tuple[dict, dict]:
+    """``jsoneval score`` (``python -m jsoneval_polars``, the same entry point) and the lean
+    loop's own command on the same files, each a whole process; with their micro-F1."""
+    command = _whole([sys.executable, "-m", "jsoneval_polars", "score", "--gt", gt, "--aio", aio,
+                      "--config", str(CONFIG), "--out", out, "--quiet"])
+    command["micro_f1"] = json.loads((Path(out) / "summary.json").read_text())["micro_f1"]
+    lean = _whole([sys.executable, str(HERE / "lean_loop.py"), "--gt", gt, "--aio", aio,
+                   "--config", str(CONFIG)])
+    lean["micro_f1"] = json.loads(lean["stdout"])["micro_f1"]
+    return command, lean
 
 
 def ensure_data(n: int, *, shuffled: bool = False) -> Path:
@@ -205,13 +236,15 @@ def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int,
     data = ensure_data(n)
     gt, aio = str(data / "gt.ndjson"), str(data / "aio.ndjson")
     runs: dict[str, list[dict]] = {name: [] for name in (*ENGINE_NAMES, *YARDSTICKS, *FLOORS,
-                                                         *NO_CONFIG_RUNS)}
+                                                         *NO_CONFIG_RUNS, *WHOLE_RUNS)}
     out = str(HERE / "data" / f"out-{n}")
     for i in range(repeats):
         runs["stream"].append(_run(_STREAM, gt, aio, str(CONFIG), out + "-stream"))
         runs["write_only"].append(_run(_WRITE, out + "-stream", str(CORES), json.dumps(LABELS)))
         runs["parse_only"].append(_run(_PARSE, gt, aio))
         runs["lean"].append(_run(_LEAN, gt, aio, str(CONFIG), str(HERE)))
+        for name, run in zip(WHOLE_RUNS, _commands(gt, aio, out + "-command"), strict=True):
+            runs[name].append(run)
         if default_config:
             runs["stream_no_config"].append(
                 _run(_STREAM, gt, aio, str(NO_CONFIG), out + "-no-config"))
@@ -243,6 +276,15 @@ def measure(n: int, repeats: int, in_memory: bool, baseline_repeats: int,
                                  for y in (lean, base)),
             "micro_f1": eng[0]["micro_f1"],
         }
+    command, lean = (runs[name] for name in WHOLE_RUNS)
+    row["whole"] = {
+        "s": statistics.median(r["seconds"] for r in command),
+        "lean_s": statistics.median(r["seconds"] for r in lean),
+        "ratios": [lean[i]["seconds"] / r["seconds"] for i, r in enumerate(command)],
+        "rss": max(r["rss_mb"] for r in command),
+        "same_micro_f1": all(abs(r["micro_f1"] - lean[0]["micro_f1"]) < 1e-9
+                             for r in command + lean),
+    }
     for name in YARDSTICKS:
         runs_ = runs[name]
         row["yardsticks"][name] = {"s": statistics.median(r["seconds"] for r in runs_),
@@ -305,6 +347,8 @@ YARDSTICKS = {
     "lean": "benchmarks/lean_loop.py, the lean per-document loop (1 process)",
     "baseline": "benchmarks/baseline.py, the fuller hand-written baseline (1 process)",
 }
+#: ``jsoneval score`` and the lean loop's command, each a whole process timed from outside
+WHOLE_RUNS = ("command", "lean_command")
 #: the streaming engine and the lean loop without a config (``measure(default_config=True)``)
 NO_CONFIG_RUNS = ("stream_no_config", "lean_no_config", "baseline_no_config")
 FLOORS = {
@@ -350,6 +394,19 @@ def report(rows: list[dict], peers: list[dict], repeats: int) -> str:
                 f"{y['lean']['rss']:,.0f} / {y['baseline']['rss']:,.0f} MB | "
                 f"{'yes' if e['same_micro_f1'] else 'NO'} |"
             )
+    lines += ["", "End to end as a user runs them, each a whole process timed from outside (the "
+              "interpreter's start, the imports and the exit included): `python -m "
+              "jsoneval_polars score --config … --quiet` (what `jsoneval score` runs) against "
+              "`python benchmarks/lean_loop.py`:", "",
+              ("| documents | runs | command s | lean loop command s | command ÷ lean (median; "
+               "per run) | command peak RSS | same micro-F1 |"),
+              "|---:|---:|---:|---:|---|---:|---|"]
+    for r in rows:
+        w = r["whole"]
+        lines.append(f"| {r['n']:,} | {len(w['ratios'])} | {w['s']:.2f} | {w['lean_s']:.2f} | "
+                     f"{statistics.median(w['ratios']):.2f}× ("
+                     + ", ".join(f"{x:.2f}" for x in w["ratios"]) + f") | {w['rss']:,.0f} MB | "
+                     f"{'yes' if w['same_micro_f1'] else 'NO'} |")
     measured = [r for r in rows if "no_config" in r]
     if measured:
         lines += ["", "Without a config (`jsoneval score` with no `--config`: SPEC §11's "

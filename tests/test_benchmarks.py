@@ -111,6 +111,15 @@ def test_run_floors_parse_every_line_and_rewrite_every_row(data, run, tmp_path):
     assert write["rows"] == written > 0 and write["cpu"] > 0
 
 
+def test_run_times_both_commands_whole_and_they_score_the_same(data, run, tmp_path):
+    """benchmarks/run.py's end-to-end rows: `jsoneval score` and the lean loop's command, each
+    a whole process, agree on micro-F1 (the lean loop computes it on its own)."""
+    command, lean = run._commands(str(data / "gt.ndjson"), str(data / "aio.ndjson"),
+                                  str(tmp_path / "out"))
+    assert command["seconds"] > 0 and lean["seconds"] > 0
+    assert abs(command["micro_f1"] - lean["micro_f1"]) < 1e-9
+
+
 def test_run_write_floor_labels_are_the_cores_enums(data, run):
     """The write-only floor makes Enums of the columns that core.score_batch hands the writer
     as Enums (``dictionary=True``), and of no others."""

@@ -48,7 +48,7 @@ def byte_ranges(path: str | Path, size: int = CHUNK_BYTES) -> list[tuple[int, in
 
 @dataclass(frozen=True)
 class RangeRead:
-    """One byte range of an NDJSON file as the native kernel read it (``_native.scan_lines``):
+    """One byte range of an NDJSON file as the native kernel read it (``_native.scan_range``):
     its records as an Arrow table, the lines it declined and their spans, and its line ends.
     The bytes are kept only where more is read from them: declined lines (read again in
     Python) and a file's first range (its first record may be a config given as an input)."""
@@ -61,14 +61,12 @@ class RangeRead:
 def read_range(path: str, start: int, stop: int, id_field: str,
                content_field: str | None) -> RangeRead:
     """Bytes ``[start, stop)`` of an NDJSON file, which end at a line end or the file's end,
-    read by the native kernel without the GIL (so threads read ranges side by side)."""
+    read by the native kernel without the GIL (so threads read ranges side by side), into a
+    buffer each thread reuses."""
     from .native import _native
 
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(stop - start)
-    scanned, line_ends = _native.scan_lines(data, id_field, content_field)
-    return RangeRead(scanned, line_ends, data if scanned[1] or start == 0 else None)
+    scanned, line_ends, data = _native.scan_range(path, start, stop, id_field, content_field)
+    return RangeRead(scanned, line_ends, data)
 
 
 def _file_key(path: str | Path) -> tuple[int, ...]:

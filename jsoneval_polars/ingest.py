@@ -1525,7 +1525,7 @@ def _scan_values(
 
 
 def _kernel_records(scanned: tuple) -> tuple[pl.DataFrame, list[int], list[tuple[int, int]]]:
-    """A kernel scan (``_native.scan_lines``, ``scan_records``) as scan rows numbered from 1,
+    """A kernel scan (``_native.scan_range``, ``scan_records``) as scan rows numbered from 1,
     and the numbers (from 0) and (offset, length) of the texts it left to the Python path.
     The rows come as an Arrow table the kernel built without the GIL (as Python lists, they
     held it for about 5 ms a 16 MB range, which the other threads waited out)."""

@@ -510,21 +510,48 @@ fn scan_columns(s: Scanned) -> ScanColumns {
     (ArrowTable { batch: table }, s.fallback, s.fallback_span)
 }
 
-/// The ids of the NDJSON lines in `data` ([`ScanColumns`]; with a `content` member, a record
-/// without one is the Python path's), and the number of line ends in `data`: the files driver
-/// numbers each range's lines once those before it are counted, so no pass counts them first.
+/// The ids of the NDJSON lines in bytes `[start, stop)` of the file at `path` ([`ScanColumns`];
+/// with a `content` member, a record without one is the Python path's), the number of line
+/// ends in them (the files driver numbers each range's lines once those before it are counted,
+/// so no pass counts them first), and the bytes themselves when the Python path reads more of
+/// them: lines the scan declined, or a file's first range (its first record may be a config).
+/// The range is read without the GIL into a buffer the calling thread keeps for its next
+/// range: a fresh 16 MB `bytes` a range faulted its pages in every time (about 4,000 faults),
+/// and the process's other threads, loading the libraries or scoring, waited on its memory map.
 #[pyfunction]
-#[pyo3(signature = (data, id_field, content=None))]
-fn scan_lines(
-    py: Python<'_>,
-    data: &Bound<'_, PyBytes>,
+#[pyo3(signature = (path, start, stop, id_field, content=None))]
+fn scan_range<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    start: u64,
+    stop: u64,
     id_field: &str,
     content: Option<&str>,
-) -> (ScanColumns, usize) {
-    let bytes = data.as_bytes();
-    py.detach(|| {
-        let (scanned, line_ends) = scan(bytes, id_field, content);
-        (scan_columns(scanned), line_ends)
+) -> PyResult<(ScanColumns, usize, Option<Bound<'py, PyBytes>>)> {
+    use std::os::unix::fs::FileExt;
+    thread_local! {
+        static RANGE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let n = usize::try_from(stop.saturating_sub(start)).map_err(|e| value_error(e.to_string()))?;
+    RANGE.with_borrow_mut(|buffer| {
+        let scanned = py.detach(|| {
+            buffer.resize(n, 0);
+            let file = std::fs::File::open(&path)?;
+            file.read_exact_at(buffer, start)?;
+            let (scanned, line_ends) = scan(buffer, id_field, content);
+            Ok::<_, std::io::Error>((scan_columns(scanned), line_ends))
+        });
+        let (columns, line_ends) = scanned.map_err(|e| {
+            let reason = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                "the file is shorter than when its ranges were cut".to_string()
+            } else {
+                e.to_string()
+            };
+            let errno = e.raw_os_error().unwrap_or(5); // EIO
+            pyo3::exceptions::PyOSError::new_err((errno, reason, path.display().to_string()))
+        })?;
+        let kept = (!columns.1.is_empty() || start == 0).then(|| PyBytes::new(py, buffer));
+        Ok((columns, line_ends, kept))
     })
 }
 
@@ -571,7 +598,7 @@ fn read_pieces<'py>(
 }
 
 /// The records of one chunk of a JSON-array file, or (`objects`) of a file of pretty-printed
-/// objects, as [`scan_lines`] gives those of NDJSON lines: an array's elements numbered by their
+/// objects, as [`scan_range`] gives those of NDJSON lines: an array's elements numbered by their
 /// position in the chunk from 0, objects by the line (from 0 in the chunk) each starts on; with
 /// how far the next chunk may start, what it expects (a code to hand back), and the number of
 /// values found. `expect` 0 at the file's start; `last`: `data` runs to the file's end. None
@@ -1573,7 +1600,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flatten_objects, m)?)?;
     m.add_function(wrap_pyfunction!(parse_count, m)?)?;
     m.add_function(wrap_pyfunction!(unreadable_texts, m)?)?;
-    m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_range, m)?)?;
     m.add_function(wrap_pyfunction!(read_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(scan_records, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_string, m)?)?;

@@ -536,3 +536,18 @@ def test_an_early_scan_of_anything_else_is_not_taken(shuffled, tmp_path, monkeyp
     # the ranges are taken GT first (the one file rewritten)
     assert len(taken) >= 2 and set(taken[:1] if change == "file rewritten" else taken) == {None}
     assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
+
+
+def test_a_range_past_the_file_end_names_the_file(tmp_path):
+    """A file cut short after its ranges were cut is an OSError naming it, as Python's own file
+    errors are; a range read after a longer one in the same thread (its buffer reused) holds
+    only its own lines."""
+    path = tmp_path / "gt.ndjson"
+    path.write_text('{"doc_id": "a"}\n{"doc_id": "b"}\n')
+    with pytest.raises(OSError, match="shorter than when its ranges were cut") as error:
+        file_ranges.read_range(str(path), 0, 100, "doc_id", None)
+    assert error.value.filename == str(path)
+    whole = file_ranges.read_range(str(path), 0, 32, "doc_id", None)
+    second = file_ranges.read_range(str(path), 16, 32, "doc_id", None)
+    assert (whole.line_ends, second.line_ends, second.data) == (2, 1, None)
+    assert pl.DataFrame(second.scanned[0])["doc_id"].to_list() == ["b"]

@@ -542,17 +542,27 @@ fn scan_range<'py>(
             Ok::<_, std::io::Error>((scan_columns(scanned), line_ends))
         });
         let (columns, line_ends) = scanned.map_err(|e| {
-            let reason = if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                "the file is shorter than when its ranges were cut".to_string()
-            } else {
-                e.to_string()
-            };
-            let errno = e.raw_os_error().unwrap_or(5); // EIO
-            pyo3::exceptions::PyOSError::new_err((errno, reason, path.display().to_string()))
+            file_error(
+                &path,
+                "the file is shorter than when its ranges were cut",
+                e,
+            )
         })?;
         let kept = (!columns.1.is_empty() || start == 0).then(|| PyBytes::new(py, buffer));
         Ok((columns, line_ends, kept))
     })
+}
+
+/// A failed read of the file at `path` as Python's own file errors are, `OSError(errno,
+/// reason, file)`; a read past its end says `short`.
+fn file_error(path: &std::path::Path, short: &str, e: std::io::Error) -> PyErr {
+    let reason = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        short.to_string()
+    } else {
+        e.to_string()
+    };
+    let errno = e.raw_os_error().unwrap_or(5); // EIO
+    pyo3::exceptions::PyOSError::new_err((errno, reason, path.display().to_string()))
 }
 
 /// The texts at (`offsets`, `lengths`) of the file at `path`, joined in order into one buffer
@@ -567,16 +577,7 @@ fn read_pieces<'py>(
     lengths: Vec<Option<usize>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     use std::os::unix::fs::FileExt;
-    // OSError(errno, reason, file), as Python's own file errors
-    let os_error = |e: std::io::Error| {
-        let reason = if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            "the file is shorter than when it was scanned".to_string()
-        } else {
-            e.to_string()
-        };
-        let errno = e.raw_os_error().unwrap_or(5); // EIO
-        pyo3::exceptions::PyOSError::new_err((errno, reason, path.display().to_string()))
-    };
+    let os_error = |e| file_error(&path, "the file is shorter than when it was scanned", e);
     let pieces: Vec<(u64, usize)> = offsets
         .iter()
         .zip(&lengths)

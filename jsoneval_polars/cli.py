@@ -103,10 +103,10 @@ _opt = click.option
 @_opt("--out", required=True, help="directory for the result tables (Parquet + summary.json)")
 @_opt("--stream", is_flag=True,
       help="deprecated, no effect: NDJSON inputs are always scored in batches")
-@_opt("--workers", type=int,
+@_opt("--workers", type=click.IntRange(min=1),
       help="threads scoring the batches (default: one per core; one with --semantic-scorer "
       "embedding or --semantic-cache)")
-@_opt("--batch-size", type=int, default=STREAM_BATCH_SIZE, show_default=True,
+@_opt("--batch-size", type=click.IntRange(min=1), default=STREAM_BATCH_SIZE, show_default=True,
       help="document pairs per batch: bounds the memory")
 @_opt("--strict", is_flag=True, help="stop at the first bad record (exit 1)")
 @_opt("--bootstrap", type=click.IntRange(min=1), metavar="N",
@@ -242,7 +242,7 @@ def start_early_scan(argv: list[str]) -> EarlyScan | None:
 
     files = [(path, field) for path, field in ((gt, args.gt_field), (aio, args.aio_field))
              if looks_like_ndjson(path)]
-    if KERNEL != "native" or not files or (args.workers is not None and args.workers < 1):
+    if KERNEL != "native" or not files:
         return None
     # a core is left to the thread loading the libraries
     threads = max(1, (args.workers or len(os.sched_getaffinity(0))) - 1)
@@ -281,8 +281,6 @@ def _score(args: SimpleNamespace) -> int:
     if args.stream and not args.quiet:
         print("jsoneval: note: --stream is deprecated and has no effect: NDJSON inputs are "
               "always scored in batches of --batch-size", file=sys.stderr)
-    if args.batch_size < 1 or (args.workers is not None and args.workers < 1):
-        raise UsageError("--batch-size and --workers must be at least 1")
     scorer = scorer_from_name(args.semantic_scorer)
     if args.semantic_cache:
         scorer = CachedScorer(scorer, args.semantic_cache)

@@ -17,9 +17,9 @@ from .textfile import UTF8_BOM, not_utf8_text
 # 1.43-1.55 GB with 10k, 2.2 GB with 20k, at the same speed; 10M peaks where 1M does
 # (benchmarks/scale.py)
 STREAM_BATCH_SIZE = 8_000
-# scan task size: large enough to amortize a task, small for balance; and below glibc's
-# largest mmap threshold (32 MB), so a task's buffer is reused from the heap where a 32 MB one
-# was mapped and faulted in afresh each time (a 96 MB file scanned in 0.24-0.32 s against 0.36)
+# scan task size: large enough to amortize a task, small for balance (a 96 MB file scanned in
+# 0.24-0.32 s against 0.36 with 32 MB tasks); each thread reads its ranges into one buffer it
+# keeps (_native.scan_range)
 CHUNK_BYTES = 16 << 20
 
 

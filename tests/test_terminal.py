@@ -307,6 +307,15 @@ def test_the_early_scan_starts_only_for_a_score_command_it_can_read(tmp_path):
     assert start_early_scan(["runs", "report", a]) is None
 
 
+def test_workers_and_batch_size_below_one_are_usage_errors(tmp_path):
+    """Click's own range check, one line naming the option, before anything is read."""
+    for option in ("--workers", "--batch-size"):
+        proc = _run("score", "--sample", "--out", "o", option, "0", cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+        assert f"'{option}': 0 is not in the range x>=1" in proc.stderr
+        assert not (tmp_path / "o").exists()
+
+
 def test_the_command_exits_with_its_code_and_all_its_output(tmp_path):
     """The command ends without the interpreter's teardown (__main__.command): its output
     through a pipe is whole, and its exit code the command's own."""

@@ -34,6 +34,7 @@ import polars as pl
 
 from .config import Config
 from .exits import first_line
+from .schemas import NEVER_NULL
 
 #: The tables of a run, in the order the commands list them.
 TABLES = ("documents", "fields", "attributes", "alignments", "errors", "counts")
@@ -41,7 +42,12 @@ SUMMARY_FILE, MANIFEST_FILE = "summary.json", "manifest.json"
 #: Rows per Parquet row group, Polars' own default, whichever library writes the part.
 _ROW_GROUP = 512**2
 _FILTERED_BY = ("doc_id",)  # the one column given min/max statistics in a dictionary part
-_FREE_TEXT = ("gt_value", "aio_value")  # never a dictionary: nearly every value differs
+#: Never tried as a dictionary: free text, nearly every value distinct, and the similarities,
+#: whose dictionary costs more to build (a hash per float) than it saves after zstd.
+_PLAIN_VALUES = ("gt_value", "aio_value", "similarity", "confidence")
+#: Values pyarrow encodes at a time: its default (1,024) pays a dictionary column's statistics
+#: (a Unique and a Take of the referenced values) and the level encoding per 1,024 rows.
+_WRITE_BATCH = 1 << 16
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's (and Polars', DuckDB's) null folder
 _EXTRA_TABLES = ("attributes_by", "calibration")  # written when asked for
 _OLD_ENTRIES = ("summary",)  # an older layout's per-partition summaries
@@ -62,7 +68,7 @@ def write_part(
     folder, name = Path(staging) / table, f"part-{part:06d}.parquet"
     if partition_by is None:
         folder.mkdir(parents=True, exist_ok=True)
-        _write_parquet(frame, folder / name)
+        _write_parquet(frame, folder / name, NEVER_NULL.get(table, ()))
         return
     if partition_by not in frame.columns:
         frame = frame.with_columns(pl.lit(None, pl.String).alias(partition_by))
@@ -73,10 +79,10 @@ def write_part(
     for (value,), rows in groups.items():
         target = folder / partition_folder(partition_by, value)
         target.mkdir(parents=True, exist_ok=True)
-        _write_parquet(rows.drop(partition_by), target / name)
+        _write_parquet(rows.drop(partition_by), target / name, NEVER_NULL.get(table, ()))
 
 
-def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
+def _write_parquet(frame: pl.DataFrame, path: Path, never_null: Sequence[str] = ()) -> None:
     """Polars reports a failed write (a full disk, a file size limit) as a Polars error, pyarrow
     as an OSError without the file; it is an OSError naming the file here, so every command
     reports it as an output error."""
@@ -85,7 +91,7 @@ def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
         frame, enums = frame.with_columns(pl.col(enums).cast(pl.String)), []
     try:
         if enums:
-            _write_dictionaries(frame, path)
+            _write_dictionaries(frame, path, never_null)
         else:
             frame.write_parquet(path)
     except pl.exceptions.PolarsError as exc:
@@ -97,7 +103,7 @@ _PLAIN_PARQUET = (pl.Enum, pl.String, pl.Boolean, pl.Float64, pl.Float32, pl.Int
                   pl.Int16, pl.Int8, pl.UInt64, pl.UInt32, pl.UInt16, pl.UInt8)
 
 
-def _write_dictionaries(frame: pl.DataFrame, path: Path) -> None:
+def _write_dictionaries(frame: pl.DataFrame, path: Path, never_null: Sequence[str]) -> None:
     """Write a part whose Enum columns (core.score_batch's ``dictionary``) become
     Parquet dictionaries as they are, codes and values, with no string hashed again. The Arrow
     schema is left out of the file, so that every reader sees plain strings, as in every other
@@ -106,36 +112,43 @@ def _write_dictionaries(frame: pl.DataFrame, path: Path) -> None:
     differ from part to part: every part holds nearly every path, attribute, bucket, strategy
     and cell, so their min/max prune nothing, and each costs ≈ 3 ms of a 7,000-pair
     ``fields`` part. The free text of gt_value and aio_value is not tried as a dictionary
-    (pyarrow hashes every value, then falls back to plain pages). ``benchmarks/write_parts.py``
-    (one thread): that part in 0.08-0.11 s, against 0.10-0.14 s with every label's statistics
-    and 0.13-0.17 s for Polars' writer on the strings."""
+    (pyarrow hashes every value, then falls back to plain pages), nor are the similarities.
+    The ``never_null`` columns (schemas.NEVER_NULL) are REQUIRED when they hold no null, so
+    no definition levels are written for them. ``benchmarks/write_parts.py`` (one thread):
+    that part in 0.08-0.11 s, against 0.10-0.14 s with every label's statistics and 0.13-0.17 s
+    for Polars' writer on the strings."""
     import pyarrow.parquet as pq  # pyarrow: Polars' writer stores the Enum's own schema
 
     try:
-        pq.write_table(_arrow_table(frame), path, compression="zstd", store_schema=False,
-                       row_group_size=_ROW_GROUP,
+        pq.write_table(_arrow_table(frame, never_null), path, compression="zstd",
+                       store_schema=False, row_group_size=_ROW_GROUP,
+                       write_batch_size=_WRITE_BATCH,
                        write_statistics=[c for c in _FILTERED_BY if c in frame.columns],
-                       use_dictionary=[c for c in frame.columns if c not in _FREE_TEXT])
+                       use_dictionary=[c for c in frame.columns if c not in _PLAIN_VALUES])
     except OSError as exc:  # "Error writing bytes to file. Detail: [errno 27] File too large"
         reason = str(exc.strerror or exc).rpartition("Detail: ")[2]
         raise OSError(exc.errno or errno.EIO, reason, str(path)) from None
 
 
-def _arrow_table(frame: pl.DataFrame) -> Any:
+def _arrow_table(frame: pl.DataFrame, never_null: Sequence[str] = ()) -> Any:
     """A dictionary part as pyarrow writes it: the Enums as dictionaries of large strings
     (pyarrow cannot write a dictionary of string views), the other columns as Polars holds
     them, string views included, where pyarrow writes those (21 and later). Polars otherwise
     copies every text into offsets and bytes first: ≈ 5 ms of a 7,000-pair ``fields`` part's
-    60 (benchmarks/RESULTS.md); the file is the same."""
+    60 (benchmarks/RESULTS.md); the file is the same. A ``never_null`` column without a null
+    is declared not nullable: Parquet's REQUIRED."""
     import pyarrow as pa
 
     if int(pa.__version__.split(".")[0]) < 21:
-        return frame.to_arrow()
-    enums = [name for name, dtype in frame.schema.items() if isinstance(dtype, pl.Enum)]
-    dictionaries = frame.select(enums).to_arrow()
-    rest = frame.drop(enums).to_arrow(compat_level=pl.CompatLevel.newest())
-    return pa.table([(dictionaries if name in enums else rest).column(name)
-                     for name in frame.columns], names=frame.columns)
+        table = frame.to_arrow()
+    else:
+        enums = [name for name, dtype in frame.schema.items() if isinstance(dtype, pl.Enum)]
+        dictionaries = frame.select(enums).to_arrow()
+        rest = frame.drop(enums).to_arrow(compat_level=pl.CompatLevel.newest())
+        table = pa.table([(dictionaries if name in enums else rest).column(name)
+                          for name in frame.columns], names=frame.columns)
+    required = {c for c in never_null if c in frame.columns and not frame[c].null_count()}
+    return table.cast(pa.schema([f.with_nullable(f.name not in required) for f in table.schema]))
 
 
 def check_partition_column(column: str, values: pl.Series, n_documents: int,

@@ -162,6 +162,13 @@ TOTALS = {
     "sum_anls": pl.Float64,
 }
 
+#: Columns that hold a value in every row of their table, whatever the input: a dictionary part
+#: (layout.py) writes them as Parquet REQUIRED columns, which store no definition levels.
+NEVER_NULL = {
+    "fields": ("doc_id", "path", "attribute", "gt_present", "aio_present", "strategy"),
+    "counts": tuple(COUNTS),
+}
+
 #: The tables of the results layout, by name (``summary.json`` and ``manifest.json`` aside).
 TABLES: dict[str, dict[str, pl.DataType]] = {
     "documents": DOCUMENTS,

@@ -165,6 +165,32 @@ def test_enum_parts_read_back_as_plain_strings(tmp_path):
     assert "RLE_DICTIONARY" not in chunks["gt_value"].encodings
 
 
+def test_never_null_columns_are_required_and_similarities_plain(tmp_path):
+    """A dictionary part writes the columns schemas.NEVER_NULL names as Parquet REQUIRED (no
+    definition levels) while they hold no null, the others OPTIONAL; the similarities are no
+    dictionary. DuckDB and Polars read parts of both kinds together as one table."""
+    labels = pl.Enum(["a", "b"])
+    for number, strategy in enumerate((["a", "b"], ["a", None])):  # a null where none belongs
+        frame = pl.DataFrame({"doc_id": ["a", "b"], "strategy": strategy, "bucket": ["a", "b"],
+                              "similarity": [0.5, None]},
+                             schema={"doc_id": labels, "strategy": labels, "bucket": labels,
+                                     "similarity": pl.Float64})
+        write_part(tmp_path, "fields", frame, number)
+    levels = {}
+    for number in (0, 1):
+        schema = pq.ParquetFile(tmp_path / "fields" / f"part-00000{number}.parquet").schema
+        levels[number] = {schema.column(i).name: schema.column(i).max_definition_level
+                          for i in range(len(schema))}
+    assert levels[0] == {"doc_id": 0, "strategy": 0, "bucket": 1, "similarity": 1}
+    assert levels[1] == {"doc_id": 0, "strategy": 1, "bucket": 1, "similarity": 1}
+    group = pq.ParquetFile(tmp_path / "fields" / "part-000000.parquet").metadata.row_group(0)
+    assert "RLE_DICTIONARY" not in group.column(3).encodings
+    back = pl.read_parquet(tmp_path / "fields" / "*.parquet")
+    assert back["strategy"].to_list() == ["a", "b", "a", None]
+    assert duckdb.sql(f"SELECT count(strategy), count(similarity) FROM "
+                      f"'{tmp_path}/fields/*.parquet'").fetchall() == [(3, 2)]
+
+
 def test_the_files_driver_writes_the_kinds_as_dictionaries_of_the_kernels_codes(tmp_path):
     """The kernel's pairing hands the kinds over as codes of ``schemas.KINDS`` too, and the
     files driver writes them as Enums (Parquet dictionaries, tests/test_benchmarks.py checks

@@ -64,8 +64,11 @@ def test_flatten_kernels_benchmark_runs(data):
 
 
 def test_write_parts_benchmark_runs_and_the_part_reads_back(data):
-    out = _run("write_parts.py", "--data", str(data), "--n", "300", "--repeats", "1")
-    assert "reads back as the strings: True" in out
+    for table in ("fields", "counts"):
+        out = _run("write_parts.py", "--data", str(data), "--n", "300", "--repeats", "1",
+                   "--table", table)
+        assert f"{table} part of 300 pairs" in out
+        assert "reads back as the strings: True" in out
 
 
 def test_options_benchmark_runs_and_documents_in_members_score_the_same(data):

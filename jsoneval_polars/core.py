@@ -32,7 +32,7 @@ from .anls import document_anls
 from .calibration import aligned_paths, split_confidences
 from .classify import bucket_expr, cell_expr, decode, pair_leaves
 from .config import Config
-from .counts import RunState, doc_attribute_counts, run_state
+from .counts import RunState, aggregate, run_state
 from .flatten import flatten, path_keys
 from .ingest import ErrorRows, Pairs
 from .rates import document_rates
@@ -178,9 +178,10 @@ def score_batch(
     for doc, side, message in long_text_warnings(fields, paths["path"], semantic_scorer):
         report(side, doc, message, "warning")
     clock.lap("score", next_stage="aggregate")
-    counts = doc_attribute_counts(fields, config, docs["doc"], attributes)
-    documents = document_rates(counts, docs, config, attribute_weights(attributes, config)
-                               ).sort("doc")
+    summed = aggregate(fields, config, docs["doc"], attributes,
+                       attribute_weights(attributes, config))
+    counts = summed.counts
+    documents = document_rates(summed.documents, docs, config).sort("doc")
     if config.anls:  # ANLS* of the whole documents (anls.py), beside the engine's figures
         clock.lap("aggregate", next_stage="anls")
         scores = pl.Series("anls", document_anls(pairs.gt, aio_docs), dtype=pl.Float64)
@@ -240,7 +241,11 @@ def score_batch(
         alignments=alignments,
         counts=counts,
         errors=error_table,
-        state=run_state(counts, documents, error_table, keys=meta_cols),
+        # summed per (metadata, attribute): by document with metadata columns, else the
+        # aggregate's sums per attribute
+        state=run_state(counts if meta_cols else summed.attributes.select(
+            decode("attr", attributes).alias("attribute"), pl.exclude("attr")),
+            documents, error_table, keys=meta_cols),
     )
     clock.lap("aggregate")
     out.timings = clock.laps

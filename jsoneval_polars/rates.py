@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import polars as pl
 
 from .config import Config
-from .counts import RunState
+from .counts import DOCUMENT_COUNTS, RunState, f1_of
 from .gate import name_warnings, warning_rows, with_run_check
 from .schemas import ATTRIBUTES
 
@@ -26,7 +25,7 @@ def prf(tp: pl.Expr = pl.col("tp"), fp: pl.Expr = pl.col("fp"), fn: pl.Expr = pl
     return (
         _ratio(tp, tp + fp, None).alias("precision"),
         _ratio(tp, tp + fn, None).alias("recall"),
-        _ratio(2 * tp, 2 * tp + fp + fn, None).alias("f1"),
+        f1_of(tp, fp, fn).alias("f1"),
     )
 
 
@@ -55,58 +54,13 @@ def attribute_rates(
     )
 
 
-#: The (doc, attribute) counts a document's row sums.
-DOCUMENT_COUNTS = [
-    "n_total_distinct", "n_gt_non_null", "n_both_non_null", "n_aio_missing_or_null",
-    "n_extra_keys", "n_gt_null_aio_has_value", "n_scored", "n_correct", "tp", "tn", "fp", "fn",
-]
+def document_rates(sums: pl.DataFrame, docs: pl.DataFrame, config: Config) -> pl.DataFrame:
+    """Per-document table from the documents' counts (counts.document_sums' columns, from
+    counts.aggregate): ``docs`` has doc, doc_id, safety, presence and parse status.
 
-
-def document_sums(counts: pl.DataFrame) -> pl.DataFrame:
-    """Per document (``doc``, one row each, in order): the sums of DOCUMENT_COUNTS and of
-    w_correct and w_scored, and macro_f1, the mean of the attributes' non-null ``f1``.
-
-    The counts come grouped by document (counts.group_counts numbers each document's groups
-    in turn), so each sum is one pass over a column's runs (numpy's ``reduceat``), where a
-    hash group-by took 3x as long (11 against 3.3 ms on a 7,000-pair batch); counts in any
-    other order are sorted first."""
-    if not counts["doc"].is_sorted():
-        counts = counts.sort("doc", maintain_order=True)
-    doc = counts["doc"].to_numpy()
-    if not len(doc):
-        return counts.select("doc", pl.lit(None, pl.Float64).alias("macro_f1"),
-                             *DOCUMENT_COUNTS, "w_correct", "w_scored")
-    starts = np.flatnonzero(np.r_[True, doc[1:] != doc[:-1]])
-    f1 = counts["f1"]
-    n_f1 = np.add.reduceat(f1.is_not_null().to_numpy().astype(np.int64), starts)
-    sum_f1 = np.add.reduceat(f1.fill_null(0.0).to_numpy(), starts)
-    columns = {name: np.add.reduceat(counts[name].to_numpy(), starts)
-               for name in (*DOCUMENT_COUNTS, "w_correct", "w_scored")}
-    return pl.DataFrame({
-        "doc": counts["doc"].gather(starts),
-        "macro_f1": pl.Series(sum_f1 / np.maximum(n_f1, 1)).scatter(
-            np.flatnonzero(n_f1 == 0), None),
-        **{name: pl.Series(name, values, dtype=counts.schema[name])
-           for name, values in columns.items()},
-    })
-
-
-def document_rates(
-    counts: pl.DataFrame, docs: pl.DataFrame, config: Config, weights: pl.Series | None = None
-) -> pl.DataFrame:
-    """Per-document table: ``docs`` has doc, doc_id, safety, presence and parse status.
-
-    ``weights`` (one per attribute id ``attr`` of ``counts``; field_weights) make accuracy
-    the weighted share of correct fields, sum(w * n_correct) / sum(w * n_scored), 1.0 when
-    that denominator is 0; without them every weight is 1."""
-    if weights is None:
-        weighted = (pl.col("n_correct").cast(pl.Float64).alias("w_correct"),
-                    pl.col("n_scored").cast(pl.Float64).alias("w_scored"))
-    else:
-        w = pl.lit(weights).gather(pl.col("attr"))
-        weighted = ((w * pl.col("n_correct")).alias("w_correct"),
-                    (w * pl.col("n_scored")).alias("w_scored"))
-    sums = document_sums(counts.with_columns(prf()[2], *weighted))
+    Accuracy is the weighted share of correct fields, sum(w * n_correct) / sum(w * n_scored)
+    (w_correct / w_scored: field_weights, 1 each without them), 1.0 when that denominator is
+    0."""
     w = config.weights
     out = (
         docs.join(sums, on="doc", how="left")

@@ -19,7 +19,7 @@ use crate::columns_in::{
     self, bools, codes, floats, has_column, ints, optional_bools, required_ints, required_strs,
     string_view_array, strs, u32s, ColumnError,
 };
-use crate::counting::{self, Fields};
+use crate::counting::{self, CountColumns, Fields};
 use crate::depth::{self, Items};
 use crate::dictionary;
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
@@ -1259,66 +1259,114 @@ fn gathered(column: &StringViewArray, rows: &[Option<u32>]) -> ArrayRef {
     views(values, column.data_buffers(), Some(valid))
 }
 
-/// counts.py's groups of the fields table (doc, attr, bucket, cell: UInt32 codes without
-/// nulls; scored, correct, has_similarity; similarity): per (doc, attr) group, in that
-/// order, its rows, rows per bucket code (`bucket_0`...) and per cell code (`cell_0`...),
-/// flagged rows, and the scored similarities' sum in row order.
+/// counts.py's `aggregate` of a batch's fields (doc, attr: UInt32; bucket, cell, strategy:
+/// UInt8 codes; match; similarity): its counts per (doc, attr) group, per document and per
+/// attribute (counting.rs). `buckets` and `cells` name the codes (schemas.BUCKETS, CELLS),
+/// `ignore` is IGNORE's; `docs`, the scored documents, get a TN cell for each `listed`
+/// attribute they have no field of; `weights` (one an attribute id, below `n_attributes`)
+/// weigh each group's n_correct and n_scored in its document's w_correct and w_scored.
 #[pyfunction]
-fn count_groups(
+#[allow(clippy::too_many_arguments)]
+fn aggregate(
     py: Python<'_>,
     fields: &Bound<'_, PyAny>,
-    n_buckets: usize,
-    n_cells: usize,
-) -> PyResult<ArrowTable> {
+    buckets: Vec<String>,
+    cells: Vec<String>,
+    ignore: u8,
+    mut docs: Vec<u32>,
+    listed: Vec<u32>,
+    weights: Option<Vec<f64>>,
+    n_attributes: usize,
+) -> PyResult<(ArrowTable, ArrowTable, ArrowTable)> {
+    let code = |names: &[String], name: &str| -> PyResult<u8> {
+        names
+            .iter()
+            .position(|s| s == name)
+            .map(|i| i as u8)
+            .ok_or_else(|| value_error(format!("no code {name}")))
+    };
+    let counted = counting::Codes {
+        extra_keys: code(&buckets, "extra_keys")?,
+        gt_null_aio_has_value: code(&buckets, "gt_null_aio_has_value")?,
+        both_non_null: code(&buckets, "both_non_null")?,
+        aio_missing_or_null: code(&buckets, "aio_missing_or_null")?,
+        tp: code(&cells, "TP")?,
+        tn: code(&cells, "TN")?,
+        fp: code(&cells, "FP")?,
+        fn_: code(&cells, "FN")?,
+        fp_fn: code(&cells, "FP+FN")?,
+        ignore,
+    };
     let b = record_batches(fields)?;
     py.detach(|| {
         let (doc, attr) = (u32s(&b, "doc")?, u32s(&b, "attr")?);
-        let (bucket, cell) = (u32s(&b, "bucket")?, u32s(&b, "cell")?);
-        let (scored, correct) = (bools(&b, "scored")?, bools(&b, "correct")?);
-        let has_similarity = bools(&b, "has_similarity")?;
+        let (bucket, cell) = (codes(&b, "bucket")?, codes(&b, "cell")?);
+        let strategy = codes(&b, "strategy")?;
+        let matched = optional_bools(&b, "match")?;
         let similarity = floats(&b, "similarity")?;
         let f = Fields {
             doc: &doc,
             attr: &attr,
             bucket: &bucket,
             cell: &cell,
-            scored: &scored,
-            correct: &correct,
-            has_similarity: &has_similarity,
+            strategy: &strategy,
+            matched: &matched,
             similarity: &similarity,
         };
-        let g = counting::count_groups(&f, n_buckets, n_cells).map_err(|(column, row)| {
-            value_error(format!("row {row}: {column} code out of range"))
-        })?;
-        let ints = |v: Vec<i64>| -> ArrayRef { Arc::new(Int64Array::from(v)) };
-        let mut columns: Vec<(String, ArrayRef)> = vec![
-            ("doc".into(), Arc::new(UInt32Array::from(g.doc))),
-            ("attr".into(), Arc::new(UInt32Array::from(g.attr))),
-            ("rows".into(), ints(g.rows)),
-        ];
-        for (j, column) in g.buckets.into_iter().enumerate() {
-            columns.push((format!("bucket_{j}"), ints(column)));
-        }
-        for (j, column) in g.cells.into_iter().enumerate() {
-            columns.push((format!("cell_{j}"), ints(column)));
-        }
-        columns.extend([
-            ("scored".into(), ints(g.scored)),
-            ("correct".into(), ints(g.correct)),
-            ("has_similarity".into(), ints(g.has_similarity)),
+        docs.sort_unstable();
+        docs.dedup();
+        let batch_of = counting::Batch {
+            docs: &docs,
+            listed: &listed,
+            weights: weights.as_deref(),
+            n_attributes,
+        };
+        let a = counting::aggregate(&f, counted, &batch_of)
+            .map_err(|(column, row)| value_error(format!("{column} {row}: out of range")))?;
+        let columns_of = |c: CountColumns, n: usize| -> Vec<(&'static str, ArrayRef)> {
+            let sums: ArrayRef = Arc::new(Float64Array::from(c.sum_similarity));
+            let mut columns: Vec<(&'static str, ArrayRef)> = counting::COUNT_COLUMNS
+                .into_iter()
+                .zip(c.n)
+                .take(n)
+                .map(|(name, v)| (name, Arc::new(Int64Array::from(v)) as ArrayRef))
+                .collect();
+            if n == counting::COUNT_COLUMNS.len() {
+                columns.push(("sum_similarity", sums));
+            }
+            columns
+        };
+        let u32s_of = |v: Vec<u32>| -> ArrayRef { Arc::new(UInt32Array::from(v)) };
+        let floats_of = |v: Vec<f64>| -> ArrayRef { Arc::new(Float64Array::from(v)) };
+        let all = counting::COUNT_COLUMNS.len();
+        let mut counts = vec![("doc", u32s_of(a.doc)), ("attr", u32s_of(a.attr))];
+        counts.extend(columns_of(a.groups, all));
+        let d = a.documents;
+        let mut documents = vec![
+            ("doc", u32s_of(d.doc)),
             (
-                "sum_similarity".into(),
-                Arc::new(Float64Array::from(g.sum_similarity)) as ArrayRef,
+                "macro_f1",
+                Arc::new(Float64Array::from(d.macro_f1)) as ArrayRef,
             ),
+        ];
+        documents.extend(columns_of(d.counts, counting::N_DOCUMENT_COUNTS));
+        documents.extend([
+            ("w_correct", floats_of(d.w_correct)),
+            ("w_scored", floats_of(d.w_scored)),
         ]);
-        Ok(ArrowTable {
-            batch: batch(
-                columns
-                    .iter()
-                    .map(|(n, a)| (n.as_str(), a.clone()))
-                    .collect(),
-            ),
-        })
+        let mut attributes = vec![("attr", u32s_of(a.attributes))];
+        attributes.extend(columns_of(a.per_attribute, all));
+        Ok((
+            ArrowTable {
+                batch: batch(counts),
+            },
+            ArrowTable {
+                batch: batch(documents),
+            },
+            ArrowTable {
+                batch: batch(attributes),
+            },
+        ))
     })
 }
 
@@ -1609,7 +1657,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(match_configured, m)?)?;
     m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
-    m.add_function(wrap_pyfunction!(count_groups, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(order_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(finish_depth, m)?)?;
     m.add_function(wrap_pyfunction!(leaf_combinations, m)?)?;

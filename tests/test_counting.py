@@ -1,6 +1,7 @@
-"""counts.group_counts, the per (doc, attr) groups of the fields table: the native kernel's
-(src/counting.rs) and the numpy path's, both against plain-Python sums; and the per-document
-sums of those groups (rates.document_sums), likewise."""
+"""counts.aggregate, a batch's counts per (doc, attr), per document and per attribute: the
+native kernel's (src/counting.rs) and the Polars path's, both against the rules written out in
+plain Python; and the Polars path's parts, counts.group_counts and counts.document_sums, against
+plain-Python sums."""
 
 from __future__ import annotations
 
@@ -13,18 +14,33 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jsoneval_polars import _native
-from jsoneval_polars.counts import group_counts_by_numpy
-from jsoneval_polars.rates import DOCUMENT_COUNTS, document_sums
+from jsoneval_polars.config import Config
+from jsoneval_polars.counts import (
+    DOCUMENT_COUNTS,
+    aggregate,
+    aggregate_by_polars,
+    document_sums,
+    group_counts,
+)
+from jsoneval_polars.schemas import (
+    ADDITIVE_COLUMNS,
+    AIO_MISSING_OR_NULL,
+    BOTH_NON_NULL,
+    BUCKETS,
+    CELLS,
+    COUNT_COLUMNS,
+    EXTRA_KEYS,
+    FN,
+    FP,
+    FP_FN,
+    GT_NULL_AIO_HAS_VALUE,
+    IGNORE,
+    STRATEGIES,
+    TN,
+    TP,
+)
 
 N_BUCKETS, N_CELLS = 3, 4
-
-
-def _native_counts(rows: pl.DataFrame, n_buckets: int, n_cells: int) -> pl.DataFrame:
-    return pl.DataFrame(_native.count_groups(rows, n_buckets, n_cells))
-
-
-COUNTERS = [group_counts_by_numpy, pytest.param(
-    _native_counts, marks=pytest.mark.skipif(_native is None, reason="native kernel not built"))]
 
 row = st.tuples(
     st.integers(0, 6), st.integers(0, 9), st.integers(0, N_BUCKETS - 1),
@@ -50,13 +66,12 @@ def counted_in_python(rows: list[tuple]) -> list[tuple]:
     return [(*key, *groups[key]) for key in sorted(groups)]
 
 
-@pytest.mark.parametrize("count", COUNTERS)
 @settings(max_examples=150, deadline=None)
 @given(rows=st.lists(row, max_size=80), in_doc_order=st.booleans())
-def test_groups_are_counted_in_doc_attr_order(count, rows, in_doc_order):
+def test_groups_are_counted_in_doc_attr_order(rows, in_doc_order):
     if in_doc_order:  # as the fields come; the other order is sorted first
         rows = sorted(rows, key=lambda r: r[0])
-    got = count(pl.DataFrame(rows, schema=SCHEMA, orient="row"), N_BUCKETS, N_CELLS)
+    got = group_counts(pl.DataFrame(rows, schema=SCHEMA, orient="row"), N_BUCKETS, N_CELLS)
     assert got.columns == ["doc", "attr", "rows", *[f"bucket_{j}" for j in range(N_BUCKETS)],
                            *[f"cell_{j}" for j in range(N_CELLS)], "scored", "correct",
                            "has_similarity", "sum_similarity"]
@@ -101,3 +116,126 @@ def test_document_sums_are_plain_sums(groups, in_doc_order):
         for i, name in enumerate(("w_correct", "w_scored")):
             want = sum(g[2 + len(DOCUMENT_COUNTS) + i] for g in mine)
             assert math.isclose(row[name], want, rel_tol=1e-12, abs_tol=1e-12)
+
+
+# --- counts.aggregate ------------------------------------------------------------------------
+
+N_ATTRIBUTES = 6
+field = st.tuples(
+    st.integers(0, 5), st.integers(0, N_ATTRIBUTES - 1),
+    st.one_of(st.none(), st.integers(0, len(BUCKETS) - 1)),
+    st.one_of(st.none(), st.integers(0, len(CELLS) - 1)),
+    st.one_of(st.none(), st.integers(0, len(STRATEGIES) - 1)),
+    st.one_of(st.none(), st.booleans()),
+    st.one_of(st.none(), st.floats(0, 1)),
+)
+FIELD_SCHEMA = {"doc": pl.UInt32, "attr": pl.UInt32, "bucket": pl.UInt8, "cell": pl.UInt8,
+                "strategy": pl.UInt8, "match": pl.Boolean, "similarity": pl.Float64}
+
+
+def aggregated_in_python(rows, docs, listed, weights):
+    """SPEC §3, §4, §6 field by field: counts per (doc, attr), with a TN cell for each listed
+    attribute a scored document lacks; then per document and per attribute."""
+    groups: dict[tuple, dict] = {}
+
+    def group(doc, attr):
+        return groups.setdefault((doc, attr), dict.fromkeys(ADDITIVE_COLUMNS, 0))
+
+    for doc, attr, bucket, cell, strategy, match, similarity in rows:
+        g = group(doc, attr)
+        g["n_total_distinct"] += 1
+        g["n_gt_non_null"] += bucket in (BOTH_NON_NULL, AIO_MISSING_OR_NULL)
+        g["n_both_non_null"] += bucket == BOTH_NON_NULL
+        g["n_aio_missing_or_null"] += bucket == AIO_MISSING_OR_NULL
+        g["n_extra_keys"] += bucket == EXTRA_KEYS
+        g["n_gt_null_aio_has_value"] += bucket == GT_NULL_AIO_HAS_VALUE
+        scored = bucket == BOTH_NON_NULL and strategy is not None and strategy != IGNORE
+        g["n_scored"] += scored
+        g["n_correct"] += scored and match is True
+        g["tp"] += cell == TP
+        g["tn"] += cell == TN
+        g["fp"] += cell in (FP, FP_FN)
+        g["fn"] += cell in (FN, FP_FN)
+        if scored and similarity is not None:
+            g["n_similarity"] += 1
+            g["sum_similarity"] += similarity
+    for doc in docs:
+        for attr in listed:
+            if (doc, attr) not in groups:
+                group(doc, attr)["tn"] = 1
+    counts = [(doc, attr, g) for (doc, attr), g in sorted(groups.items())]
+    documents: dict[int, dict] = {}
+    attributes: dict[int, dict] = {}
+    for doc, attr, g in counts:
+        d = documents.setdefault(doc, {**dict.fromkeys(DOCUMENT_COUNTS, 0), "f1": [],
+                                       "w_correct": 0.0, "w_scored": 0.0})
+        for name in DOCUMENT_COUNTS:
+            d[name] += g[name]
+        w = 1.0 if weights is None else weights[attr]
+        d["w_correct"] += w * g["n_correct"]
+        d["w_scored"] += w * g["n_scored"]
+        if 2 * g["tp"] + g["fp"] + g["fn"]:
+            d["f1"].append(2 * g["tp"] / (2 * g["tp"] + g["fp"] + g["fn"]))
+        a = attributes.setdefault(attr, dict.fromkeys(ADDITIVE_COLUMNS, 0))
+        for name in ADDITIVE_COLUMNS:
+            a[name] += g[name]
+    return counts, documents, attributes
+
+
+def _close(mine, theirs) -> bool:
+    if mine is None or theirs is None:
+        return mine is theirs
+    return math.isclose(mine, theirs, rel_tol=1e-12, abs_tol=1e-12)
+
+
+AGGREGATES = [
+    pytest.param(aggregate, marks=pytest.mark.skipif(_native is None,
+                                                     reason="native kernel not built")),
+    pytest.param(None, id="aggregate_by_polars"),
+]
+
+
+@pytest.mark.parametrize("how", AGGREGATES)
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(field, max_size=80), in_doc_order=st.booleans(),
+       docs=st.sets(st.integers(0, 7)), listed=st.sets(st.integers(0, N_ATTRIBUTES - 1)),
+       weights=st.one_of(st.none(), st.lists(st.floats(0, 5), min_size=N_ATTRIBUTES,
+                                             max_size=N_ATTRIBUTES)))
+def test_aggregate_counts_each_field_once(how, rows, in_doc_order, docs, listed, weights):
+    if in_doc_order:  # as the fields come; the other order is sorted first
+        rows = sorted(rows, key=lambda r: r[0])
+    fields = pl.DataFrame(rows, schema=FIELD_SCHEMA, orient="row")
+    docs_in = pl.Series("doc", sorted(docs), dtype=pl.UInt32)
+    weights_in = None if weights is None else pl.Series(weights, dtype=pl.Float64)
+    names = pl.Series([f"a{i}" for i in range(N_ATTRIBUTES)])
+    if how is None:
+        got = aggregate_by_polars(fields, docs_in, sorted(listed), weights_in)
+    else:  # the attributes listed by name in a config, as counts.aggregate takes them
+        config = Config(attributes=[f"a{i}" for i in sorted(listed)] or None)
+        got = how(fields, config, docs_in, names, weights_in)
+    counts, documents, attributes = aggregated_in_python(rows, sorted(docs), listed, weights)
+
+    assert got.counts.columns == ["doc", "attr", *COUNT_COLUMNS, "sum_similarity"]
+    assert [(r["doc"], r["attr"]) for r in got.counts.iter_rows(named=True)] == [
+        (doc, attr) for doc, attr, _ in counts]
+    for row, (_, _, want) in zip(got.counts.iter_rows(named=True), counts, strict=True):
+        assert {c: row[c] for c in COUNT_COLUMNS} == {c: want[c] for c in COUNT_COLUMNS}
+        assert _close(row["sum_similarity"], want["sum_similarity"])
+
+    assert got.documents.columns == ["doc", "macro_f1", *DOCUMENT_COUNTS, "w_correct",
+                                     "w_scored"]
+    assert got.documents["doc"].to_list() == sorted(documents)
+    for row in got.documents.iter_rows(named=True):
+        want = documents[row["doc"]]
+        assert {c: row[c] for c in DOCUMENT_COUNTS} == {c: want[c] for c in DOCUMENT_COUNTS}
+        assert _close(row["w_correct"], want["w_correct"])
+        assert _close(row["w_scored"], want["w_scored"])
+        f1s = want["f1"]
+        assert _close(row["macro_f1"], sum(f1s) / len(f1s) if f1s else None)
+
+    assert got.attributes.columns == ["attr", *ADDITIVE_COLUMNS]
+    assert got.attributes["attr"].to_list() == sorted(attributes)
+    for row in got.attributes.iter_rows(named=True):
+        want = attributes[row["attr"]]
+        assert {c: row[c] for c in COUNT_COLUMNS} == {c: want[c] for c in COUNT_COLUMNS}
+        assert _close(row["sum_similarity"], want["sum_similarity"])

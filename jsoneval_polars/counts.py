@@ -240,11 +240,8 @@ def f1_of(tp: pl.Expr, fp: pl.Expr, fn: pl.Expr) -> pl.Expr:
     return pl.when(den > 0).then(2 * tp / den).otherwise(pl.lit(None, pl.Float64))
 
 
-#: The (doc, attribute) counts a document's row sums.
-DOCUMENT_COUNTS = [
-    "n_total_distinct", "n_gt_non_null", "n_both_non_null", "n_aio_missing_or_null",
-    "n_extra_keys", "n_gt_null_aio_has_value", "n_scored", "n_correct", "tp", "tn", "fp", "fn",
-]
+#: The (doc, attribute) counts a document's row sums: all but n_similarity.
+DOCUMENT_COUNTS = [c for c in COUNT_COLUMNS if c != "n_similarity"]
 
 
 def document_sums(counts: pl.DataFrame) -> pl.DataFrame:
@@ -274,7 +271,6 @@ def document_sums(counts: pl.DataFrame) -> pl.DataFrame:
         **{name: pl.Series(name, values, dtype=counts.schema[name])
            for name, values in columns.items()},
     })
-
 
 
 # --- the run state --------------------------------------------------------------------------

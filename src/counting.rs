@@ -66,7 +66,7 @@ const TN: usize = 9;
 const FP: usize = 10;
 const FN: usize = 11;
 const SIMILARITY: usize = 12;
-/// The counts a document's row sums (rates.DOCUMENT_COUNTS): all but n_similarity.
+/// The counts a document's row sums (counts.DOCUMENT_COUNTS): all but n_similarity.
 pub const N_DOCUMENT_COUNTS: usize = 12;
 
 /// The counts of one (document, attribute) group, or their sum over several.
@@ -114,6 +114,7 @@ impl CountColumns {
     }
 
     /// Row `i`.
+    #[cfg(test)]
     pub fn row(&self, i: usize) -> Counts {
         Counts {
             n: std::array::from_fn(|j| self.n[j][i]),
@@ -122,7 +123,7 @@ impl CountColumns {
     }
 }
 
-/// The sums of each document's groups (rates.document_sums), a row a document.
+/// The sums of each document's groups (counts.document_sums), a row a document.
 #[derive(Debug, Default, PartialEq)]
 pub struct DocumentSums {
     pub doc: Vec<u32>,
@@ -157,7 +158,8 @@ pub struct Batch<'a> {
     pub n_attributes: usize,
 }
 
-/// Err: (column, row) of an attribute id or a listed one out of range.
+/// Err: (column, row) of an attribute id or a listed one out of range, or ("weights", their
+/// number) when there are fewer weights than attributes.
 pub fn aggregate(f: &Fields, c: Codes, b: &Batch) -> Result<Aggregate, (&'static str, usize)> {
     if let Some(r) = f.attr.iter().position(|&a| a as usize >= b.n_attributes) {
         return Err(("attr", r));
@@ -188,7 +190,7 @@ pub fn aggregate(f: &Fields, c: Codes, b: &Batch) -> Result<Aggregate, (&'static
         // the next document with fields or scored, in order (`docs` sorted and distinct)
         let (doc, rows, scored_doc) = match (runs.peek(), docs.peek()) {
             (None, None) => break,
-            (Some(&(d, _)), Some(&listed)) if listed < d => (docs.next().unwrap(), None, true),
+            (Some(&(d, _)), Some(&scored)) if scored < d => (docs.next().unwrap(), None, true),
             (Some(&(d, _)), next) => {
                 let scored_doc = next == Some(&d);
                 if scored_doc {

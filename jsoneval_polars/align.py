@@ -764,7 +764,8 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
         leaves = gt.leaves.filter(kept), aio.leaves.filter(kept)
     gt_lists = alignments.filter(pl.col("gt_index").is_not_null()).select("doc", "list_path")
     aio_lists = alignments.filter(pl.col("aio_index").is_not_null()).select("doc", "list_path")
-    g_leaves, a_leaves, paths = _leaf_paths(
+    leaf_paths = _leaf_paths if _native is None else _native_leaf_paths
+    g_leaves, a_leaves, paths = leaf_paths(
         leaves, (pl.concat(gt_prefix), pl.concat(aio_prefix)), (aio_lists, gt_lists)
     )
     return Aligned(g_leaves, a_leaves, alignments, paths, failed)
@@ -961,28 +962,6 @@ def _combinations(
     )
 
 
-def _native_combinations(
-    leaves: tuple[pl.DataFrame, pl.DataFrame],
-    prefixes: tuple[pl.DataFrame, pl.DataFrame],
-    prefix_ids: list[pl.Series],
-    suffix_ids: list[pl.Series],
-) -> tuple[pl.DataFrame, list[pl.Series]]:
-    """:func:`_combinations` by the native kernel (src/paths.rs), one hash per leaf."""
-    distinct, *per_side = _native.leaf_combinations(
-        *(side.select("item", s.alias("suffix")) for side, s in zip(leaves, suffix_ids,
-                                                                     strict=True)),
-        *(p.select("item", i.alias("prefix")) for p, i in zip(prefixes, prefix_ids,
-                                                               strict=True)),
-    )
-    distinct = pl.DataFrame(distinct)
-    first = distinct["row"].cast(pl.Int64) + distinct["side"].cast(pl.Int64) * leaves[0].height
-    labels = pl.concat([side.select("attribute", "key") for side in leaves])[first]
-    return (
-        pl.concat([distinct.select("prefix", "suffix"), labels], how="horizontal"),
-        [pl.DataFrame(c).to_series() for c in per_side],
-    )
-
-
 def _leaf_paths(
     leaves: tuple[pl.DataFrame, pl.DataFrame],
     prefixes: tuple[pl.DataFrame, pl.DataFrame],
@@ -997,8 +976,7 @@ def _leaf_paths(
     """
     prefix_names, prefix_ids = encode([p["prefix"] for p in prefixes])
     suffix_names, suffix_ids = encode([side["suffix"] for side in leaves])
-    combine = _combinations if _native is None else _native_combinations
-    reps, combos = combine(leaves, prefixes, prefix_ids, suffix_ids)
+    reps, combos = _combinations(leaves, prefixes, prefix_ids, suffix_ids)
     reps = reps.with_columns(
         (
             pl.lit(pl.concat([pl.Series([""]), prefix_names])).gather(pl.col("prefix"))
@@ -1034,3 +1012,28 @@ def _leaf_paths(
         else:
             out.append(side.select(LEAF_COLUMNS))
     return out[0], out[1], paths
+
+
+def _native_leaf_paths(
+    leaves: tuple[pl.DataFrame, pl.DataFrame],
+    prefixes: tuple[pl.DataFrame, pl.DataFrame],
+    other_side_lists: tuple[pl.DataFrame, pl.DataFrame],
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """:func:`_leaf_paths` by the native kernel (src/paths.rs) in one call: the strings of the
+    prefixes and suffixes read once, the combinations in a table over their ids, the paths
+    built, sorted and looked up there; only the labels of each path's first leaf are
+    gathered here."""
+    paths, *sides = _native.leaf_paths(
+        [side.select("item", "suffix", "doc", "empty_array") for side in leaves],
+        [p.select("item", "prefix") for p in prefixes],
+        [lists.select("doc", "list_path") for lists in other_side_lists],
+    )
+    paths = pl.DataFrame(paths)
+    first = paths["row"].cast(pl.Int64) + paths["side"].cast(pl.Int64) * leaves[0].height
+    labels = pl.concat([side.select("attribute", "key") for side in leaves])[first]
+    out = []
+    for side, columns in zip(leaves, sides, strict=True):
+        columns = pl.DataFrame(columns)  # pid, and keep when an empty array is not paired
+        out.append(side.select("doc", columns["pid"], "kind", "text", "is_null",
+                               *columns.get_columns()[1:]))
+    return out[0], out[1], pl.concat([paths.select("path"), labels], how="horizontal")

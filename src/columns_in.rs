@@ -98,6 +98,18 @@ pub fn codes(batches: &[RecordBatch], name: &str) -> Column<Option<u8>> {
 
 /// An integer column without nulls.
 pub fn required_ints(batches: &[RecordBatch], name: &str) -> Column<i64> {
+    let columns = arrays(batches, name)?;
+    if columns
+        .iter()
+        .all(|a| a.data_type() == &DataType::Int64 && a.null_count() == 0)
+    {
+        // the common case (Polars' Int64 ids) copied whole, not value by value
+        let mut out = Vec::with_capacity(columns.iter().map(|a| a.len()).sum());
+        for a in columns {
+            out.extend_from_slice(a.as_primitive::<Int64Type>().values());
+        }
+        return Ok(out);
+    }
     ints(batches, name)?
         .into_iter()
         .map(|v| v.ok_or_else(|| ColumnError(format!("column {name:?}: a null"))))

@@ -29,6 +29,11 @@ impl<'a> Encoder<'a> {
         })
     }
 
+    /// The values in order of first appearance (indexed by id).
+    pub fn values(&self) -> &[&'a str] {
+        &self.values
+    }
+
     /// The ids of an array's rows (0 for a null) and whether each row is valid, appended.
     pub fn array(
         &mut self,

@@ -29,7 +29,7 @@ use crate::matching::{
 use crate::node::{close, ParseError, Tape, Token};
 use crate::ordering::list_orders;
 use crate::pairing::{self, Side};
-use crate::paths::{combinations, Leaves, Prefixes};
+use crate::paths::{self, Leaves, Prefixes};
 use crate::scan::{scan_lines as scan, scan_values, unreadable, without_bom, Expect, Scanned};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -1498,68 +1498,119 @@ fn finish_depth(
     })
 }
 
-/// align._leaf_paths' (item prefix, suffix) combinations of two sides' leaves (frames with
-/// Int64 `item` and UInt32 `suffix`), given each side's items' prefixes (Int64 `item`, UInt32
-/// `prefix`): the distinct combinations (prefix: 0 for none, else id + 1; suffix; side; row
-/// of the first leaf) and per side each leaf's combination (`combination`).
+/// align._leaf_paths: each leaf's path id and the table of paths. Per side, the leaves
+/// (item, suffix, doc, empty_array), its items' rendered prefixes (item, prefix) and the lists
+/// the other side has (doc, list_path). Returns the paths in string order with the side and
+/// row of the first leaf of each (`path`, `side`, `row`), and per side each leaf's `pid`,
+/// with `keep` when an empty array faces a list of records (paths.rs' `kept`).
 #[pyfunction]
-fn leaf_combinations(
+fn leaf_paths(
     py: Python<'_>,
-    gt: &Bound<'_, PyAny>,
-    aio: &Bound<'_, PyAny>,
-    gt_prefixes: &Bound<'_, PyAny>,
-    aio_prefixes: &Bound<'_, PyAny>,
+    leaves: [Bound<'_, PyAny>; 2],
+    prefixes: [Bound<'_, PyAny>; 2],
+    other_lists: [Bound<'_, PyAny>; 2],
 ) -> PyResult<(ArrowTable, ArrowTable, ArrowTable)> {
-    let (g, a) = (record_batches(gt)?, record_batches(aio)?);
-    let (gp, ap) = (record_batches(gt_prefixes)?, record_batches(aio_prefixes)?);
+    let leaves = [record_batches(&leaves[0])?, record_batches(&leaves[1])?];
+    let prefixes = [record_batches(&prefixes[0])?, record_batches(&prefixes[1])?];
+    let other_lists = [
+        record_batches(&other_lists[0])?,
+        record_batches(&other_lists[1])?,
+    ];
     py.detach(|| {
-        let read = |b: &[RecordBatch], column: &str| -> PyResult<(Vec<i64>, Vec<u32>)> {
-            Ok((required_ints(b, "item")?, u32s(b, column)?))
+        // ids by string, shared by both sides (in each dictionary's first-seen order)
+        let (mut prefix_names, mut suffix_names) = Default::default();
+        let prefix_ids = [
+            string_ids(&mut prefix_names, &prefixes[0], "prefix")?,
+            string_ids(&mut prefix_names, &prefixes[1], "prefix")?,
+        ];
+        let suffix_ids = [
+            string_ids(&mut suffix_names, &leaves[0], "suffix")?,
+            string_ids(&mut suffix_names, &leaves[1], "suffix")?,
+        ];
+        let items = [
+            required_ints(&leaves[0], "item")?,
+            required_ints(&leaves[1], "item")?,
+        ];
+        let prefix_items = [
+            required_ints(&prefixes[0], "item")?,
+            required_ints(&prefixes[1], "item")?,
+        ];
+        let side = |s: usize| Leaves {
+            item: &items[s],
+            suffix: &suffix_ids[s],
         };
-        let (g_item, g_suffix) = read(&g, "suffix")?;
-        let (a_item, a_suffix) = read(&a, "suffix")?;
-        let (gp_item, gp_prefix) = read(&gp, "prefix")?;
-        let (ap_item, ap_prefix) = read(&ap, "prefix")?;
-        let mut c = combinations(
-            [
-                &Leaves {
-                    item: &g_item,
-                    suffix: &g_suffix,
-                },
-                &Leaves {
-                    item: &a_item,
-                    suffix: &a_suffix,
-                },
-            ],
-            [
-                &Prefixes {
-                    item: &gp_item,
-                    prefix: &gp_prefix,
-                },
-                &Prefixes {
-                    item: &ap_item,
-                    prefix: &ap_prefix,
-                },
-            ],
+        let prefixed = |s: usize| Prefixes {
+            item: &prefix_items[s],
+            prefix: &prefix_ids[s],
+        };
+        let p = paths::leaf_paths(
+            [&side(0), &side(1)],
+            [&prefixed(0), &prefixed(1)],
+            prefix_names.values(),
+            suffix_names.values(),
         );
-        let of = |ids: Vec<u32>| ArrowTable {
-            batch: batch(vec![("combination", Arc::new(UInt32Array::from(ids)))]),
-        };
-        let [g_of, a_of] = std::mem::take(&mut c.of_leaves);
-        let sides: Vec<u32> = c.side.iter().map(|&s| u32::from(s)).collect();
+        let mut per_side = Vec::with_capacity(2);
+        for (s, pid) in p.pid.iter().enumerate() {
+            let empty = bools(&leaves[s], "empty_array")?;
+            let mut columns: Vec<(&str, ArrayRef)> = Vec::new();
+            if empty.contains(&true) {
+                let docs = u32s(&leaves[s], "doc")?;
+                // only the lists of documents with an empty array are looked up (few of them)
+                let with_empty: FxHashSet<u32> = (docs.iter().zip(&empty))
+                    .filter_map(|(&d, &e)| e.then_some(d))
+                    .collect();
+                let list_docs = u32s(&other_lists[s], "doc")?;
+                let list_paths = required_strs(&other_lists[s], "list_path")?;
+                let lists: FxHashSet<(u32, &str)> = (list_docs.into_iter().zip(list_paths))
+                    .filter(|(d, _)| with_empty.contains(d))
+                    .collect();
+                let keep = paths::kept(pid, &empty, &docs, &p.paths, &lists);
+                if keep.contains(&false) {
+                    columns.push(("keep", flags(keep.len(), |i| keep[i])));
+                }
+            }
+            columns.insert(0, ("pid", Arc::new(UInt32Array::from(pid.clone()))));
+            per_side.push(ArrowTable {
+                batch: batch(columns),
+            });
+        }
+        let (sides, rows): (Vec<u32>, Vec<u32>) =
+            p.first.iter().map(|&(s, r)| (u32::from(s), r)).unzip();
+        let aio = per_side.pop().expect("two sides");
+        let gt = per_side.pop().expect("two sides");
         Ok((
             ArrowTable {
                 batch: batch(vec![
-                    ("prefix", Arc::new(UInt32Array::from(c.prefix))),
-                    ("suffix", Arc::new(UInt32Array::from(c.suffix))),
+                    (
+                        "path",
+                        Arc::new(StringViewArray::from_iter_values(&p.paths)),
+                    ),
                     ("side", Arc::new(UInt32Array::from(sides))),
-                    ("row", Arc::new(UInt32Array::from(c.row))),
+                    ("row", Arc::new(UInt32Array::from(rows))),
                 ]),
             },
-            of(g_of),
-            of(a_of),
+            gt,
+            aio,
         ))
     })
+}
+
+/// The ids `encoder` gives a string column without nulls.
+fn string_ids<'a>(
+    encoder: &mut dictionary::Encoder<'a>,
+    batches: &'a [RecordBatch],
+    column: &str,
+) -> PyResult<Vec<u32>> {
+    let (mut ids, mut valid) = (Vec::new(), Vec::new());
+    for a in columns_in::arrays(batches, column)? {
+        encoder
+            .array(a, &mut ids, &mut valid)
+            .map_err(|e| value_error(format!("column {column:?}: {e}")))?;
+    }
+    match valid.contains(&false) {
+        true => Err(value_error(format!("column {column:?}: a null"))),
+        false => Ok(ids),
+    }
 }
 
 /// align.encode of string columns (frames with one column, `v`): the sorted distinct values
@@ -1660,7 +1711,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(order_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(finish_depth, m)?)?;
-    m.add_function(wrap_pyfunction!(leaf_combinations, m)?)?;
+    m.add_function(wrap_pyfunction!(leaf_paths, m)?)?;
     m.add_function(wrap_pyfunction!(purge_delay, m)?)?;
     m.add_function(wrap_pyfunction!(release_freed_pages, m)?)?;
     let _ = DataType::Utf8View; // the string columns' type

@@ -172,13 +172,13 @@ def test_configured_lists_are_matched_without_instance_tables(monkeypatch):
 @needs_kernel
 @settings(max_examples=100, deadline=None, suppress_health_check=SLOW)
 @given(case=cases(with_list=True, methods=("greedy", "index")))
-def test_native_leaf_combinations_equal_the_polars_path(case):
-    """The (item prefix, suffix) combinations that name the leaves' paths (src/paths.rs): the
+def test_native_leaf_paths_equal_the_polars_path(case):
+    """The leaves' paths from their (item prefix, suffix) combinations (src/paths.rs): the
     same paths, ids and leaves as the Polars path gives."""
     docs, config = case
     native = run_engine(docs, config)
     with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(align, "_native_combinations", align._combinations)
+        patched.setattr(align, "_native_leaf_paths", align._leaf_paths)
         polars = run_engine(docs, config)
     for table in ("alignments", "fields", "documents", "counts"):
         assert_frame_equal(getattr(native, table), getattr(polars, table))

@@ -110,12 +110,12 @@ def score_batch(
             )
     errors = ErrorRows(strict)
     left_out: set[int] = set()
-    status = table["aio_parse_status"].to_list()
-    ids, lines = table["doc_id"].to_list(), {s: table[f"{s}_line"].to_list() for s in ("gt", "aio")}
-    present = table["aio_present"].to_list()
+    invalid: list[int] = []  # AIO documents scored as {}
 
+    # a document's id and lines are looked up only for the few that have a row to report
     def report(side: str, doc: int, message: str, severity: str) -> None:
-        errors.add(side, pairs.files.get(side), lines[side][doc], ids[doc], message, severity)
+        errors.add(side, pairs.files.get(side), table[f"{side}_line"][doc],
+                   table["doc_id"][doc], message, severity)
 
     if config.confidence:
         for doc, message in problems:
@@ -124,22 +124,22 @@ def score_batch(
     for doc, message in gt_flat.errors:
         left_out.add(doc)
         report("gt", doc, message, "error")
-        if present[doc]:
+        if table["aio_present"][doc]:
             report("aio", doc, "left out: its GT document is not usable", "error")
     for doc, message in aio_flat.errors:
         if doc not in left_out:
-            status[doc] = "invalid"
+            invalid.append(doc)
             report("aio", doc, message + "; scored as {}", "warning")
+    docs = table.with_row_index("doc")
+    if invalid:
+        docs = docs.with_columns(pl.when(pl.col("doc").is_in(invalid)).then(pl.lit("invalid"))
+                                 .otherwise("aio_parse_status").alias("aio_parse_status"))
     if left_out:
         keep = ~pl.col("doc").is_in(sorted(left_out))
         aio_flat.leaves = aio_flat.leaves.filter(keep)
         aio_flat.items = aio_flat.items.filter(keep)
+        docs = docs.filter(keep)
     meta_cols = pairs.metadata
-    docs = (
-        table.with_columns(pl.Series("aio_parse_status", status, dtype=pl.String))
-        .with_row_index("doc")
-        .filter(~pl.col("doc").is_in(sorted(left_out)))
-    )
 
     clock.lap("flatten", next_stage="align")
     # stages below work on integer ids (doc, path id, attribute id, codes) and decode strings

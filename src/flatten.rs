@@ -931,6 +931,15 @@ fn renumber(c: &mut Columns, base: i64) {
 mod tests {
     use super::*;
 
+    #[test]
+    fn kind_names_differ_in_their_first_byte() {
+        // python.rs' kind_codes looks a kind up by its first byte
+        let firsts: std::collections::HashSet<u8> =
+            KIND_NAMES.iter().map(|n| n.as_bytes()[0]).collect();
+        assert_eq!(firsts.len(), KIND_NAMES.len());
+        assert!(KIND_NAMES.iter().all(|n| n.len() <= 12)); // held in their views
+    }
+
     const ID: Root = Root {
         id: Some("id"),
         meta: &[],

@@ -34,8 +34,19 @@ impl Side<'_> {
             rows.retain(|&r| keep[r as usize]);
         }
         let runs: Vec<_> = document_runs(self.doc, &rows).map(|(_, run)| run).collect();
+        // each run sorted as (pid, row) packed in one u64: no lookup of the pid per comparison
+        let mut keys: Vec<u64> = Vec::new();
         for run in runs {
-            rows[run].sort_unstable_by_key(|&r| self.pid[r as usize]);
+            keys.clear();
+            keys.extend(
+                rows[run.clone()]
+                    .iter()
+                    .map(|&r| (u64::from(self.pid[r as usize]) << 32) | u64::from(r)),
+            );
+            keys.sort_unstable();
+            for (row, key) in rows[run].iter_mut().zip(&keys) {
+                *row = *key as u32;
+            }
         }
         match rows.windows(2).find(|w| self.key(w[0]) == self.key(w[1])) {
             Some(w) => Err((self.doc[w[0] as usize], self.pid[w[0] as usize])),

@@ -1232,17 +1232,30 @@ fn pair_leaves(
 /// is not one of them.
 fn kind_codes(kinds: &StringViewArray, rows: &[Option<u32>]) -> Option<ArrayRef> {
     let names = kind_views();
+    // a kind's first byte names it (a test holds them distinct), and its view says it whole
+    let mut by_first_byte = [u8::MAX; 256];
+    for (code, name) in names.iter().enumerate() {
+        by_first_byte[first_byte(*name)] = code as u8;
+    }
     let views = kinds.views();
     let mut codes = Vec::with_capacity(rows.len());
     for row in rows {
         codes.push(match row {
             Some(r) if kinds.is_valid(*r as usize) => {
-                Some(names.iter().position(|n| *n == views[*r as usize])? as u8)
+                let view = views[*r as usize];
+                let code = by_first_byte[first_byte(view)];
+                (names.get(code as usize) == Some(&view)).then_some(code)?;
+                Some(code)
             }
             _ => None,
         });
     }
     Some(Arc::new(UInt8Array::from(codes)))
+}
+
+/// The first byte of a short string's view (after its 4-byte length).
+fn first_byte(view: u128) -> usize {
+    (view >> 32) as u8 as usize
 }
 
 /// The strings at `rows` (None: a null), sharing the array's data buffers.

@@ -605,25 +605,33 @@ def _matches(cand: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([by_index.select(cols), greedy.select(cols), optimal.select(cols)])
 
 
-def _order_metrics(matched: pl.DataFrame) -> pl.DataFrame:
-    """order_correct / order_score per (doc, list_path) from the matched index pairs, for the
-    lists with at least one pair of pairs (the others are in order): by the native kernel
-    (src/ordering.rs) whenever it is built."""
-    m = matched.select("doc", "list_path", "gt_index", "aio_index")
-    if _native is None:
-        return _order_metrics_by_polars(m)
-    return pl.DataFrame(_native.order_metrics(m)).select(
-        pl.col("doc").cast(m.schema["doc"]),
-        "list_path",
-        (pl.col("concordant") == pl.col("n_pairs")).alias("order_correct"),
-        (pl.col("concordant") / pl.col("n_pairs")).alias("order_score"),
+def _alignments_by_polars(rows: pl.DataFrame) -> pl.DataFrame:
+    """The alignments table of a batch from its depths' rows (doc, list_path, gt_index,
+    aio_index, similarity): each list's order metrics on its rows (a list without a pair of
+    matched pairs is in order), sorted by doc, list_path, gt_index, aio_index (nulls last)."""
+    matched = rows.filter(pl.col("gt_index").is_not_null() & pl.col("aio_index").is_not_null())
+    order = _order_metrics_by_polars(matched.select("doc", "list_path", "gt_index", "aio_index"))
+    return (
+        rows.join(order, on=["doc", "list_path"], how="left")
+        .with_columns(pl.col("order_correct").fill_null(True), pl.col("order_score").fill_null(1.0))
+        .sort("doc", "list_path", "gt_index", "aio_index", nulls_last=True)
+        .select(list(ALIGNMENT_SCHEMA))
     )
 
 
+def _native_alignments(rows: pl.DataFrame) -> pl.DataFrame:
+    """:func:`_alignments_by_polars` by the native kernel (src/ordering.rs) in one call."""
+    table = _native.alignments(
+        rows.select("doc", "list_path", "gt_index", "aio_index", "similarity"))
+    return pl.DataFrame(table).select(list(ALIGNMENT_SCHEMA))
+
+
 def _order_metrics_by_polars(m: pl.DataFrame) -> pl.DataFrame:
-    """:func:`_order_metrics` in Polars. Lists of up to ORDER_JOIN matched pairs count their
-    concordant pairs of pairs with one self-join for all of them; a longer list counts them in
-    chunks (:func:`_concordant`), so that a list of n pairs never holds n² rows."""
+    """order_correct / order_score per (doc, list_path) from the matched index pairs (doc,
+    list_path, gt_index, aio_index), for the lists with at least one pair of pairs. Lists of
+    up to ORDER_JOIN matched pairs count their concordant pairs of pairs with one self-join
+    for all of them; a longer list counts them in chunks (:func:`_concordant`), so that a
+    list of n pairs never holds n² rows."""
     long = m.group_by("doc", "list_path").agg(pl.len().alias("_n")).filter(
         pl.col("_n") > max(ORDER_JOIN, 1)  # a list of one pair has no pair of pairs
     )
@@ -742,18 +750,8 @@ def align(gt: Flattened, aio: Flattened, config: Config) -> Aligned:
         rows.append(depth_rows)
 
     if rows:
-        alignments = pl.concat(rows)
-        order = _order_metrics(
-            alignments.filter(pl.col("gt_index").is_not_null() & pl.col("aio_index").is_not_null())
-        )
-        alignments = (
-            alignments.join(order, on=["doc", "list_path"], how="left")
-            .with_columns(
-                pl.col("order_correct").fill_null(True), pl.col("order_score").fill_null(1.0)
-            )
-            .sort("doc", "list_path", "gt_index", "aio_index", nulls_last=True)
-            .select(list(ALIGNMENT_SCHEMA))
-        )
+        finish_lists = _alignments_by_polars if _native is None else _native_alignments
+        alignments = finish_lists(pl.concat(rows))
     else:
         alignments = pl.DataFrame(schema=ALIGNMENT_SCHEMA)
 

@@ -1,7 +1,7 @@
 //! Order metrics of matched lists (align.py's `_order_metrics`): per (document, list path),
 //! of the pairs of matched pairs taken in GT order, how many keep their AIO order.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Lists of more matched pairs than this are counted by a merge sort, as align.py counts them
 /// in chunks (`ORDER_JOIN`): their GT indices are distinct, so the pairs of pairs are all
@@ -96,6 +96,67 @@ fn increasing_pairs(v: &mut [i64]) -> u64 {
     count
 }
 
+/// The alignment rows of a batch (doc, list path, GT index, AIO index; an index is None on
+/// the side an item is unmatched on) in the order of the `alignments` table: by document,
+/// list path, GT index and AIO index, nulls last; with each row's list order (correct, score):
+/// its list's counts, and (true, 1) for a list without a pair of matched pairs.
+pub fn alignment_order(
+    doc: &[i64],
+    list_path: &[&str],
+    gt_index: &[Option<i64>],
+    aio_index: &[Option<i64>],
+) -> (Vec<u32>, Vec<(bool, f64)>) {
+    let matched: Vec<usize> = (0..doc.len())
+        .filter(|&r| gt_index[r].is_some() && aio_index[r].is_some())
+        .collect();
+    let pick = |column: &[Option<i64>]| -> Vec<i64> {
+        matched.iter().map(|&r| column[r].unwrap_or(0)).collect()
+    };
+    let m_doc: Vec<i64> = matched.iter().map(|&r| doc[r]).collect();
+    let m_path: Vec<&str> = matched.iter().map(|&r| list_path[r]).collect();
+    let orders: FxHashMap<(i64, &str), (bool, f64)> =
+        list_orders(&m_doc, &m_path, &pick(gt_index), &pick(aio_index))
+            .into_iter()
+            .map(|l| {
+                let score = l.concordant as f64 / l.n_pairs as f64;
+                ((l.doc, l.list_path), (l.concordant == l.n_pairs, score))
+            })
+            .collect();
+    // each row's sort key packed in a u128: doc, the list path's rank among the batch's few
+    // paths, then the GT and AIO indices (a None after every index: nulls last); documents and
+    // indices are non-negative 32-bit numbers (UInt32 and Int32 columns)
+    let distinct: FxHashSet<&str> = list_path.iter().copied().collect();
+    let mut names: Vec<&str> = distinct.into_iter().collect();
+    names.sort_unstable();
+    let rank: FxHashMap<&str, u128> = (names.iter().enumerate())
+        .map(|(i, &name)| (name, i as u128))
+        .collect();
+    let last = |i: Option<i64>| {
+        i.map_or(u32::MAX as u128, |i| {
+            i.clamp(0, i64::from(u32::MAX - 1)) as u128
+        })
+    };
+    let mut keyed: Vec<(u128, u32)> = (0..doc.len())
+        .map(|r| {
+            let key = (doc[r].clamp(0, i64::from(u32::MAX)) as u128) << 96
+                | rank[list_path[r]] << 64
+                | last(gt_index[r]) << 32
+                | last(aio_index[r]);
+            (key, r as u32)
+        })
+        .collect();
+    keyed.sort_unstable();
+    let order: Vec<u32> = keyed.into_iter().map(|(_, r)| r).collect();
+    let metrics = order
+        .iter()
+        .map(|&r| {
+            let r = r as usize;
+            *orders.get(&(doc[r], list_path[r])).unwrap_or(&(true, 1.0))
+        })
+        .collect();
+    (order, metrics)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +203,51 @@ mod tests {
                 n_pairs: 3,
                 concordant: 1
             },]
+        );
+    }
+
+    #[test]
+    fn alignment_rows_in_table_order_with_their_lists_order() {
+        // doc 1 "b": pairs (0,1), (1,0) -> one pair of pairs, discordant; an unmatched GT 2
+        // doc 1 "a": an unmatched AIO item and one pair (no pair of pairs: in order)
+        // doc 0 "b": pairs (0,0), (1,1) in order
+        let doc = [1, 1, 1, 1, 1, 0, 0, 1];
+        let path = ["b", "b", "b", "a", "a", "b", "b", "b"];
+        let gt = [
+            Some(1),
+            Some(0),
+            Some(2),
+            None,
+            Some(0),
+            Some(1),
+            Some(0),
+            None,
+        ];
+        let aio = [
+            Some(0),
+            Some(1),
+            None,
+            Some(3),
+            Some(2),
+            Some(1),
+            Some(0),
+            Some(5),
+        ];
+        let (order, metrics) = alignment_order(&doc, &path, &gt, &aio);
+        assert_eq!(order, vec![6, 5, 4, 3, 1, 0, 2, 7]);
+        let b1 = (false, 0.0);
+        assert_eq!(
+            metrics,
+            vec![
+                (true, 1.0),
+                (true, 1.0),
+                (true, 1.0),
+                (true, 1.0),
+                b1,
+                b1,
+                b1,
+                b1
+            ]
         );
     }
 }

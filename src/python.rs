@@ -27,7 +27,7 @@ use crate::matching::{
     configured_lists, ConfiguredList, FieldRows, ItemRows, Key, Lists, MatchField, Members, Value,
 };
 use crate::node::{close, ParseError, Tape, Token};
-use crate::ordering::list_orders;
+use crate::ordering::alignment_order;
 use crate::pairing::{self, Side};
 use crate::paths::{self, Leaves, Prefixes};
 use crate::scan::{scan_lines as scan, scan_values, unreadable, without_bom, Expect, Scanned};
@@ -1383,34 +1383,54 @@ fn aggregate(
     })
 }
 
-/// align.py's order metrics of the matched pairs (doc, list_path, gt_index, aio_index): per
-/// list with a pair of pairs, doc, list_path, its pairs of pairs in GT order (`n_pairs`) and
-/// those in AIO order too (`concordant`).
+/// align.py's alignments table of a batch from its depths' rows (doc, list_path, gt_index,
+/// aio_index, similarity): sorted by doc, list_path, gt_index and aio_index (nulls last), with
+/// each list's order metrics (`order_correct`, `order_score`; ordering.rs).
 #[pyfunction]
-fn order_metrics(py: Python<'_>, matched: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
-    let b = record_batches(matched)?;
+fn alignments(py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+    let b = record_batches(rows)?;
     py.detach(|| {
-        let (doc, gt, aio) = (
-            required_ints(&b, "doc")?,
-            required_ints(&b, "gt_index")?,
-            required_ints(&b, "aio_index")?,
-        );
+        let doc = required_ints(&b, "doc")?;
         let paths = required_strs(&b, "list_path")?;
-        let lists = list_orders(&doc, &paths, &gt, &aio);
-        let column = |f: fn(&crate::ordering::ListOrder) -> i64| -> ArrayRef {
-            Arc::new(Int64Array::from_iter_values(lists.iter().map(f)))
+        let (gt, aio) = (ints(&b, "gt_index")?, ints(&b, "aio_index")?);
+        let similarity = floats(&b, "similarity")?;
+        let (order, metrics) = alignment_order(&doc, &paths, &gt, &aio);
+        let at = |r: &u32| *r as usize;
+        let index = |column: &[Option<i64>]| -> PyResult<ArrayRef> {
+            let values = order
+                .iter()
+                .map(|r| column[at(r)].map(i32::try_from).transpose())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(value_error)?;
+            Ok(Arc::new(Int32Array::from(values)))
         };
+        let docs = order
+            .iter()
+            .map(|r| u32::try_from(doc[at(r)]))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(value_error)?;
         Ok(ArrowTable {
             batch: batch(vec![
-                ("doc", column(|l| l.doc)),
+                ("doc", Arc::new(UInt32Array::from(docs))),
                 (
                     "list_path",
                     Arc::new(StringViewArray::from_iter_values(
-                        lists.iter().map(|l| l.list_path),
+                        order.iter().map(|r| paths[at(r)]),
                     )),
                 ),
-                ("n_pairs", column(|l| l.n_pairs as i64)),
-                ("concordant", column(|l| l.concordant as i64)),
+                ("gt_index", index(&gt)?),
+                ("aio_index", index(&aio)?),
+                (
+                    "similarity",
+                    Arc::new(Float64Array::from_iter(
+                        order.iter().map(|r| similarity[at(r)]),
+                    )),
+                ),
+                ("order_correct", flags(metrics.len(), |i| metrics[i].0)),
+                (
+                    "order_score",
+                    Arc::new(Float64Array::from_iter_values(metrics.iter().map(|m| m.1))),
+                ),
             ]),
         })
     })
@@ -1722,7 +1742,7 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pair_leaves, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate, m)?)?;
-    m.add_function(wrap_pyfunction!(order_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(alignments, m)?)?;
     m.add_function(wrap_pyfunction!(finish_depth, m)?)?;
     m.add_function(wrap_pyfunction!(leaf_paths, m)?)?;
     m.add_function(wrap_pyfunction!(purge_delay, m)?)?;

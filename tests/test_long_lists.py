@@ -457,8 +457,17 @@ def _matched_pairs(draw_lists: list[tuple[int, str, list[int]]]) -> pl.DataFrame
                         orient="row")
 
 
-def _sorted(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame.sort("doc", "list_path")
+def _alignment_rows(lists, unmatched) -> pl.DataFrame:
+    """Alignment rows as the depths give them: the lists' matched pairs, each with a
+    similarity, then unmatched items (doc, list_path, side, k), numbered 100 + k on their side
+    so that no two rows of a list share their indices."""
+    matched = _matched_pairs(lists).with_columns(
+        (pl.col("gt_index") * 0.1 + pl.col("aio_index") * 0.01).alias("similarity"))
+    alone = pl.DataFrame(
+        [(doc, path, 100 + k if side == "gt" else None, 100 + k if side == "aio" else None, None)
+         for doc, path, side, k in unmatched],
+        schema=matched.schema, orient="row")
+    return pl.concat([matched, alone])
 
 
 @needs_kernel
@@ -466,24 +475,30 @@ def _sorted(frame: pl.DataFrame) -> pl.DataFrame:
 @given(lists=st.lists(
     st.tuples(st.integers(0, 3), st.sampled_from(["items", "rows[0].cells", "rows[1].cells"]),
               st.integers(0, 7).flatmap(lambda n: st.permutations(list(range(n))))),
-    max_size=6, unique_by=lambda t: (t[0], t[1])))
-def test_native_order_metrics_equal_the_polars_path(lists):
-    matched = _matched_pairs(lists).sample(fraction=1.0, shuffle=True, seed=1)
-    want = align._order_metrics_by_polars(matched)
-    assert_frame_equal(_sorted(align._order_metrics(matched)), _sorted(want))
+    max_size=6, unique_by=lambda t: (t[0], t[1])),
+    unmatched=st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["items", "rows[0].cells"]),
+                                 st.sampled_from(["gt", "aio"]), st.integers(0, 20)),
+                       max_size=8, unique_by=lambda t: t))
+def test_native_alignments_equal_the_polars_path(lists, unmatched):
+    """The alignments table from the depths' rows (src/ordering.rs): each list's order metrics
+    on its rows, in (doc, list_path, gt_index, aio_index) order with nulls last."""
+    rows = _alignment_rows(lists, unmatched).sample(fraction=1.0, shuffle=True, seed=1)
+    assert_frame_equal(align._native_alignments(rows), align._alignments_by_polars(rows))
 
 
 @needs_kernel
-def test_native_order_metrics_of_a_list_longer_than_the_join():
+def test_native_alignments_of_a_list_longer_than_the_join():
     """Over ORDER_JOIN pairs the Polars path counts in chunks, the kernel by a merge sort."""
     rng = random.Random(3)
     aio = list(range(700))
     rng.shuffle(aio)
-    matched = _matched_pairs([(0, "items", aio), (1, "items", sorted(aio)[:300])])
-    got = _sorted(align._order_metrics(matched))
-    assert_frame_equal(got, _sorted(align._order_metrics_by_polars(matched)))
+    rows = _alignment_rows([(0, "items", aio), (1, "items", sorted(aio)[:300])],
+                           [(1, "items", "gt", 0)])
+    got = align._native_alignments(rows)
+    assert_frame_equal(got, align._alignments_by_polars(rows))
     concordant = sum(aio[i] < aio[j] for i in range(700) for j in range(i + 1, 700))
-    assert got["order_score"].to_list() == [concordant / (700 * 699 // 2), 1.0]
+    scores = got.group_by("doc", maintain_order=True).agg(pl.col("order_score").unique())
+    assert scores.rows() == [(0, [concordant / (700 * 699 // 2)]), (1, [1.0])]
 
 
 @st.composite

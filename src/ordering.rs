@@ -1,7 +1,9 @@
 //! Order metrics of matched lists (align.py's `_order_metrics`): per (document, list path),
 //! of the pairs of matched pairs taken in GT order, how many keep their AIO order.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
+
+use crate::dictionary::Encoder;
 
 /// Lists of more matched pairs than this are counted by a merge sort, as align.py counts them
 /// in chunks (`ORDER_JOIN`): their GT indices are distinct, so the pairs of pairs are all
@@ -125,12 +127,9 @@ pub fn alignment_order(
     // each row's sort key packed in a u128: doc, the list path's rank among the batch's few
     // paths, then the GT and AIO indices (a None after every index: nulls last); documents and
     // indices are non-negative 32-bit numbers (UInt32 and Int32 columns)
-    let distinct: FxHashSet<&str> = list_path.iter().copied().collect();
-    let mut names: Vec<&str> = distinct.into_iter().collect();
-    names.sort_unstable();
-    let rank: FxHashMap<&str, u128> = (names.iter().enumerate())
-        .map(|(i, &name)| (name, i as u128))
-        .collect();
+    let mut names = Encoder::default();
+    let path_id: Vec<u32> = list_path.iter().map(|&path| names.id(path)).collect();
+    let (_, rank) = names.finish();
     let last = |i: Option<i64>| {
         i.map_or(u32::MAX as u128, |i| {
             i.clamp(0, i64::from(u32::MAX - 1)) as u128
@@ -139,7 +138,7 @@ pub fn alignment_order(
     let mut keyed: Vec<(u128, u32)> = (0..doc.len())
         .map(|r| {
             let key = (doc[r].clamp(0, i64::from(u32::MAX)) as u128) << 96
-                | rank[list_path[r]] << 64
+                | u128::from(rank[path_id[r] as usize]) << 64
                 | last(gt_index[r]) << 32
                 | last(aio_index[r]);
             (key, r as u32)

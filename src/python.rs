@@ -1576,16 +1576,20 @@ fn leaf_paths(
             item: &prefix_items[s],
             prefix: &prefix_ids[s],
         };
-        let p = paths::leaf_paths(
+        let paths::LeafPaths {
+            paths: path_texts,
+            first,
+            pid,
+        } = paths::leaf_paths(
             [&side(0), &side(1)],
             [&prefixed(0), &prefixed(1)],
             prefix_names.values(),
             suffix_names.values(),
         );
         let mut per_side = Vec::with_capacity(2);
-        for (s, pid) in p.pid.iter().enumerate() {
+        for (s, pid) in pid.into_iter().enumerate() {
             let empty = bools(&leaves[s], "empty_array")?;
-            let mut columns: Vec<(&str, ArrayRef)> = Vec::new();
+            let mut keep = None;
             if empty.contains(&true) {
                 let docs = u32s(&leaves[s], "doc")?;
                 // only the lists of documents with an empty array are looked up (few of them)
@@ -1597,18 +1601,21 @@ fn leaf_paths(
                 let lists: FxHashSet<(u32, &str)> = (list_docs.into_iter().zip(list_paths))
                     .filter(|(d, _)| with_empty.contains(d))
                     .collect();
-                let keep = paths::kept(pid, &empty, &docs, &p.paths, &lists);
-                if keep.contains(&false) {
-                    columns.push(("keep", flags(keep.len(), |i| keep[i])));
-                }
+                let kept = paths::kept(&pid, &empty, &docs, &path_texts, &lists);
+                keep = kept
+                    .contains(&false)
+                    .then(|| flags(kept.len(), |i| kept[i]));
             }
-            columns.insert(0, ("pid", Arc::new(UInt32Array::from(pid.clone()))));
+            let pid: ArrayRef = Arc::new(UInt32Array::from(pid));
+            let columns = std::iter::once(("pid", pid))
+                .chain(keep.map(|k| ("keep", k)))
+                .collect();
             per_side.push(ArrowTable {
                 batch: batch(columns),
             });
         }
         let (sides, rows): (Vec<u32>, Vec<u32>) =
-            p.first.iter().map(|&(s, r)| (u32::from(s), r)).unzip();
+            first.iter().map(|&(s, r)| (u32::from(s), r)).unzip();
         let aio = per_side.pop().expect("two sides");
         let gt = per_side.pop().expect("two sides");
         Ok((
@@ -1616,7 +1623,7 @@ fn leaf_paths(
                 batch: batch(vec![
                     (
                         "path",
-                        Arc::new(StringViewArray::from_iter_values(&p.paths)),
+                        Arc::new(StringViewArray::from_iter_values(&path_texts)),
                     ),
                     ("side", Arc::new(UInt32Array::from(sides))),
                     ("row", Arc::new(UInt32Array::from(rows))),

@@ -136,7 +136,8 @@ def _arrow_table(frame: pl.DataFrame, never_null: Sequence[str] = ()) -> Any:
     them, string views included, where pyarrow writes those (21 and later). Polars otherwise
     copies every text into offsets and bytes first: ≈ 5 ms of a 7,000-pair ``fields`` part's
     60 (benchmarks/RESULTS.md); the file is the same. A ``never_null`` column without a null
-    is declared not nullable: Parquet's REQUIRED."""
+    is declared not nullable: Parquet's REQUIRED, by a schema given to the same columns (a
+    ``cast`` would load pyarrow.compute, 30 ms of a run's first batch, to change nothing)."""
     import pyarrow as pa
 
     if int(pa.__version__.split(".")[0]) < 21:
@@ -148,7 +149,8 @@ def _arrow_table(frame: pl.DataFrame, never_null: Sequence[str] = ()) -> Any:
         table = pa.table([(dictionaries if name in enums else rest).column(name)
                           for name in frame.columns], names=frame.columns)
     required = {c for c in never_null if c in frame.columns and not frame[c].null_count()}
-    return table.cast(pa.schema([f.with_nullable(f.name not in required) for f in table.schema]))
+    schema = pa.schema([f.with_nullable(f.name not in required) for f in table.schema])
+    return pa.Table.from_arrays(table.columns, schema=schema)
 
 
 def check_partition_column(column: str, values: pl.Series, n_documents: int,

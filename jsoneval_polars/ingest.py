@@ -1013,31 +1013,15 @@ def pair_records(
     if by_id is None:
         by_id = bool(gt["has_id"].any() and aio["has_id"].any())
     if by_id:
-        kept = {}
-        for side, table in (("gt", gt), ("aio", aio)):
-            with_id = table.filter(pl.col("doc_id").is_not_null()).with_columns(
-                pl.col("line").first().over("doc_id").alias("first_line")
-            )
-            problems = pl.concat([
-                table.filter(pl.col("doc_id").is_null()).select(
-                    "line", "doc_id", pl.lit(None, pl.Int64).alias("first_line")
-                ),
-                with_id.filter(pl.col("line") != pl.col("first_line")).select(
-                    "line", "doc_id", "first_line"
-                ),
-            ]).sort("line")
-            for line, doc_id, first in problems.iter_rows():
+        pair = _pair_by_id_native if _native_kernel() else _pair_by_id_polars
+        plan, left_out = pair(gt, aio, payload)
+        for side, rows in zip(("gt", "aio"), left_out, strict=True):
+            for line, doc_id, first in rows.iter_rows():
                 message = (
                     f"record has no '{id_field}'" if doc_id is None
                     else f"duplicate {id_field} '{doc_id}' (first on line {first}); left out"
                 )
                 errors.add(side, files.get(side), line, doc_id, message)
-            kept[side] = with_id.filter(pl.col("line") == pl.col("first_line")).select(
-                "doc_id", *[pl.col(c).alias(f"{side}_{c}") for c in payload]
-            )
-        both = kept["gt"].join(kept["aio"], on="doc_id", how="left", maintain_order="left")
-        aio_only = kept["aio"].join(kept["gt"], on="doc_id", how="anti", maintain_order="left")
-        plan = pl.concat([both, aio_only], how="diagonal")
     else:
         unkeyed = [name for name, t in (("GT", gt), ("AIO", aio)) if not t["has_id"].any()]
         if gt.height and aio.height:  # a misspelt id field pairs by position, never silently
@@ -1062,6 +1046,60 @@ def pair_records(
             )
         )
     return plan.select("doc_id", *[f"{s}_{c}" for s in ("gt", "aio") for c in payload])
+
+
+def _pair_by_id_polars(gt: pl.DataFrame, aio: pl.DataFrame, payload: list[str]
+                       ) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+    """:func:`pair_records` of two sides with ids: the plan, and per side the records left out
+    (line, doc_id, first_line: the line of the id's first record, null for no id), in line
+    order."""
+    kept, left_out = {}, []
+    for side, table in (("gt", gt), ("aio", aio)):
+        with_id = table.filter(pl.col("doc_id").is_not_null()).with_columns(
+            pl.col("line").first().over("doc_id").alias("first_line")
+        )
+        left_out.append(pl.concat([
+            table.filter(pl.col("doc_id").is_null()).select(
+                "line", "doc_id", pl.lit(None, pl.Int64).alias("first_line")
+            ),
+            with_id.filter(pl.col("line") != pl.col("first_line")).select(
+                "line", "doc_id", "first_line"
+            ),
+        ]).sort("line"))
+        kept[side] = with_id.filter(pl.col("line") == pl.col("first_line")).select(
+            "doc_id", *[pl.col(c).alias(f"{side}_{c}") for c in payload]
+        )
+    both = kept["gt"].join(kept["aio"], on="doc_id", how="left", maintain_order="left")
+    aio_only = kept["aio"].join(kept["gt"], on="doc_id", how="anti", maintain_order="left")
+    return pl.concat([both, aio_only], how="diagonal"), left_out
+
+
+def _pair_by_id_native(gt: pl.DataFrame, aio: pl.DataFrame, payload: list[str]
+                       ) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+    """:func:`_pair_by_id_polars` by the native kernel (src/id_pairs.rs): the rows of each
+    pair and of the records left out in one pass over the ids, then gathered; the two sides
+    side by side when they hold the same ids in the same (sorted) order."""
+    from .native import _native
+
+    renamed = [table.select(pl.col(c).alias(f"{side}_{c}") for c in payload)
+               for side, table in (("gt", gt), ("aio", aio))]
+    paired = _native.pair_ids(gt.select("doc_id"), aio.select("doc_id"))
+    if paired is None:
+        empty = gt.select("line", "doc_id", pl.col("line").alias("first_line")).clear()
+        return pl.concat([gt.select("doc_id"), *renamed], how="horizontal"), [empty, empty]
+    pairs, *left = (pl.DataFrame(table) for table in paired)
+    plan = pl.concat([
+        pl.select(pl.coalesce(gt["doc_id"].gather(pairs["gt_row"]),
+                              aio["doc_id"].gather(pairs["aio_row"])).alias("doc_id")),
+        *(side.select(pl.all().gather(pairs[row]))
+          for side, row in zip(renamed, ("gt_row", "aio_row"), strict=True)),
+    ], how="horizontal")
+    left_out = [
+        table.select(pl.col("line").gather(out["row"]), pl.col("doc_id").gather(out["row"]),
+                     pl.col("line").gather(out["first"]).alias("first_line"))
+        for table, out in zip((gt, aio), left, strict=True)
+    ]
+    return plan, left_out
 
 
 def pair_inputs(

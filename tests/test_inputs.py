@@ -11,10 +11,10 @@ import polars as pl
 import pyarrow as pa
 import pytest
 from polars.testing import assert_frame_equal
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jsoneval_polars import ConfigError, InputError, evaluate, parse_config
+from jsoneval_polars import ConfigError, InputError, evaluate, ingest, parse_config
 from jsoneval_polars.ingest import _duplicate_keys, _parse_json
 import reference
 
@@ -209,6 +209,55 @@ def test_positional_pairing_and_one_sided_ids():
     assert keyed.errors["error"].to_list() == [
         "no GT or AIO record has 'docid': the documents are paired by position (line order)"]
     assert evaluate([{"doc_id": "a", "x": 1}], [{"doc_id": "a", "x": 1}]).errors.height == 0
+
+
+def _paired_in_python(gt: list, aio: list) -> tuple[list, list, list]:
+    """SPEC §9's pairing by id written out: each side's first record of an id is paired, a
+    repeat and a record without an id are left out; the GT's records in order, then the AIO's
+    records whose id the GT lacks. Pairs as (doc_id, gt_line, aio_line), records left out as
+    (line, doc_id, first_line)."""
+    def firsts(ids: list) -> tuple[dict, list]:
+        first, left_out = {}, []
+        for line, doc_id in enumerate(ids, 1):
+            if doc_id is not None and doc_id not in first:
+                first[doc_id] = line
+            else:
+                left_out.append((line, doc_id, first.get(doc_id)))
+        return first, left_out
+    (gt_first, gt_out), (aio_first, aio_out) = firsts(gt), firsts(aio)
+    pairs = [(doc_id, line, aio_first.get(doc_id)) for doc_id, line in gt_first.items()]
+    pairs += [(doc_id, None, line) for doc_id, line in aio_first.items()
+              if doc_id not in gt_first]
+    return pairs, gt_out, aio_out
+
+
+def _records(ids: list) -> pl.DataFrame:
+    return pl.DataFrame({"line": range(1, len(ids) + 1), "doc_id": ids,
+                         "has_id": [i is not None for i in ids], "offset": [7] * len(ids)},
+                        schema={"line": pl.Int64, "doc_id": pl.String, "has_id": pl.Boolean,
+                                "offset": pl.Int64})
+
+
+_ids = st.lists(st.one_of(st.none(), st.sampled_from("abcdefgh")), max_size=14)
+_PAIRINGS = [ingest._pair_by_id_polars, pytest.param(
+    ingest._pair_by_id_native, marks=pytest.mark.skipif(not ingest._native_kernel(),
+                                                        reason="native kernel not built"))]
+
+
+@pytest.mark.parametrize("pair", _PAIRINGS)
+@settings(max_examples=200, deadline=None)
+@given(gt=_ids, aio=_ids, same_sorted=st.booleans())
+def test_records_pair_by_their_first_id(pair, gt, aio, same_sorted):
+    """Both ways of pairing by id (the kernel's, src/id_pairs.rs, and the Polars reference)
+    against the rule written out; ``same_sorted``: both sides the same ids in sorted order,
+    which the kernel pairs row by row without hashing."""
+    if same_sorted:
+        gt = aio = sorted({i for i in gt if i is not None})
+    plan, left_out = pair(_records(gt), _records(aio), ["line", "offset"])
+    pairs, gt_out, aio_out = _paired_in_python(gt, aio)
+    assert plan.select("doc_id", "gt_line", "aio_line").rows() == pairs
+    assert plan["gt_offset"].null_count() == sum(line is None for _, line, _ in pairs)
+    assert [out.rows() for out in left_out] == [gt_out, aio_out]
 
 
 def test_the_command_prints_the_pairing_by_position(tmp_path):

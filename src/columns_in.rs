@@ -189,6 +189,32 @@ pub fn string_view_array<'a>(
     })
 }
 
+/// A string column read row by row where it is one Utf8View array (as Polars hands its strings
+/// over), else copied out whole: a pass that needs few of its rows reads only those.
+pub enum Texts<'a> {
+    View(&'a arrow_array::StringViewArray),
+    Rows(Vec<Option<&'a str>>),
+}
+
+impl<'a> Texts<'a> {
+    /// The text of row `i`, None for a null.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&'a str> {
+        match self {
+            Texts::View(a) => a.is_valid(i).then(|| a.value(i)),
+            Texts::Rows(rows) => rows[i],
+        }
+    }
+}
+
+/// A string column as [`Texts`].
+pub fn texts<'a>(batches: &'a [RecordBatch], name: &str) -> Result<Texts<'a>, ColumnError> {
+    Ok(match string_view_array(batches, name)? {
+        Some(a) => Texts::View(a),
+        None => Texts::Rows(strs(batches, name)?),
+    })
+}
+
 /// A Boolean column, null as None.
 pub fn optional_bools(batches: &[RecordBatch], name: &str) -> Column<Option<bool>> {
     let mut out = Vec::new();
@@ -203,4 +229,33 @@ pub fn optional_bools(batches: &[RecordBatch], name: &str) -> Column<Option<bool
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{LargeStringArray, StringViewArray};
+    use std::sync::Arc;
+
+    fn one_column(a: ArrayRef) -> RecordBatch {
+        RecordBatch::try_from_iter([("t", a)]).unwrap()
+    }
+
+    #[test]
+    fn texts_read_a_view_array_in_place_and_other_columns_copied() {
+        let values = [Some("a"), None, Some("a string longer than twelve bytes")];
+        let views = [one_column(Arc::new(StringViewArray::from(values.to_vec())))];
+        let large = [one_column(Arc::new(LargeStringArray::from(
+            values.to_vec(),
+        )))];
+        let two = [views[0].clone(), views[0].clone()];
+        assert!(matches!(texts(&views, "t").unwrap(), Texts::View(_)));
+        assert!(matches!(texts(&large, "t").unwrap(), Texts::Rows(_)));
+        assert!(matches!(texts(&two, "t").unwrap(), Texts::Rows(_)));
+        for batches in [&views[..], &large[..]] {
+            let column = texts(batches, "t").unwrap();
+            assert_eq!((0..3).map(|i| column.get(i)).collect::<Vec<_>>(), values);
+        }
+        assert!(texts(&views, "u").is_err());
+    }
 }

@@ -17,7 +17,7 @@ use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, Py
 
 use crate::columns_in::{
     self, bools, codes, floats, has_column, ints, optional_bools, required_ints, required_strs,
-    string_view_array, strs, u32s, ColumnError,
+    string_view_array, strs, texts, u32s, ColumnError,
 };
 use crate::counting::{self, CountColumns, Fields};
 use crate::depth::{self, Items};
@@ -754,8 +754,8 @@ impl FieldScorer {
         let b = record_batches(frame)?;
         py.detach(|| {
             let (strategy, bucket) = (codes(&b, "strategy")?, codes(&b, "bucket")?);
-            let (gt_text, aio_text) = (strs(&b, "gt_text")?, strs(&b, "aio_text")?);
-            let (gt_kind, aio_kind) = (strs(&b, "gt_kind")?, strs(&b, "aio_kind")?);
+            let (gt_text, aio_text) = (texts(&b, "gt_text")?, texts(&b, "aio_text")?);
+            let (gt_kind, aio_kind) = (texts(&b, "gt_kind")?, texts(&b, "aio_kind")?);
             let threshold = if has_column(&b, "threshold") {
                 Some(floats(&b, "threshold")?)
             } else {
@@ -881,8 +881,8 @@ impl StrategyDetector {
         let b = record_batches(frame)?;
         py.detach(|| {
             let (gt_has, aio_has) = (bools(&b, "gt_has")?, bools(&b, "aio_has")?);
-            let (gt_text, aio_text) = (strs(&b, "gt_text")?, strs(&b, "aio_text")?);
-            let (gt_kind, aio_kind) = (strs(&b, "gt_kind")?, strs(&b, "aio_kind")?);
+            let (gt_text, aio_text) = (texts(&b, "gt_text")?, texts(&b, "aio_text")?);
+            let (gt_kind, aio_kind) = (texts(&b, "gt_kind")?, texts(&b, "aio_kind")?);
             let values = crate::scoring::Values {
                 gt_has: &gt_has,
                 aio_has: &aio_has,

@@ -14,6 +14,7 @@
 use rayon::prelude::*;
 use regex::Regex;
 
+use crate::columns_in::Texts;
 use crate::dates::DateFormats;
 use crate::matching::{self, prefix};
 use crate::number;
@@ -55,10 +56,10 @@ pub struct Settings {
 pub struct Rows<'a> {
     pub strategy: &'a [Option<u8>],
     pub bucket: &'a [Option<u8>],
-    pub gt_text: &'a [Option<&'a str>],
-    pub aio_text: &'a [Option<&'a str>],
-    pub gt_kind: &'a [Option<&'a str>],
-    pub aio_kind: &'a [Option<&'a str>],
+    pub gt_text: &'a Texts<'a>,
+    pub aio_text: &'a Texts<'a>,
+    pub gt_kind: &'a Texts<'a>,
+    pub aio_kind: &'a Texts<'a>,
     pub threshold: Option<&'a [Option<f64>]>,
 }
 
@@ -79,7 +80,7 @@ fn score_row(r: &Rows, s: &Settings, i: usize) -> (Option<f64>, Option<bool>) {
     if r.bucket[i] != Some(c.both_non_null) || strategy == c.ignore {
         return (None, None);
     }
-    let (g, a) = (r.gt_text[i], r.aio_text[i]);
+    let (g, a) = (r.gt_text.get(i), r.aio_text.get(i));
     if strategy == c.exact || strategy == c.date {
         let (Some(g), Some(a)) = (g, a) else {
             return (None, None); // null == text is null in Polars, and stays null
@@ -88,8 +89,8 @@ fn score_row(r: &Rows, s: &Settings, i: usize) -> (Option<f64>, Option<bool>) {
         return (Some(if same { 1.0 } else { 0.0 }), Some(same));
     }
     if strategy == c.numeric {
-        let g = number::value(g, r.gt_kind[i], &s.grammar);
-        let a = number::value(a, r.aio_kind[i], &s.grammar);
+        let g = number::value(g, r.gt_kind.get(i), &s.grammar);
+        let a = number::value(a, r.aio_kind.get(i), &s.grammar);
         let (Some(g), Some(a)) = (g, a) else {
             return (Some(0.0), Some(false));
         };
@@ -136,10 +137,10 @@ pub struct Detector {
 pub struct Values<'a> {
     pub gt_has: &'a [bool],
     pub aio_has: &'a [bool],
-    pub gt_text: &'a [Option<&'a str>],
-    pub aio_text: &'a [Option<&'a str>],
-    pub gt_kind: &'a [Option<&'a str>],
-    pub aio_kind: &'a [Option<&'a str>],
+    pub gt_text: &'a Texts<'a>,
+    pub aio_text: &'a Texts<'a>,
+    pub gt_kind: &'a Texts<'a>,
+    pub aio_kind: &'a Texts<'a>,
 }
 
 /// The detected strategy code of every row, on the rayon pool.
@@ -149,9 +150,9 @@ pub fn detect(v: &Values, d: &Detector) -> Vec<u8> {
         .with_min_len(4096)
         .map(|i| {
             let (kind, text) = if v.gt_has[i] {
-                (v.gt_kind[i], v.gt_text[i])
+                (v.gt_kind.get(i), v.gt_text.get(i))
             } else if v.aio_has[i] {
-                (v.aio_kind[i], v.aio_text[i])
+                (v.aio_kind.get(i), v.aio_text.get(i))
             } else {
                 (None, None)
             };
@@ -176,7 +177,7 @@ pub fn detect(v: &Values, d: &Detector) -> Vec<u8> {
 /// `similarity.same_value` of one row whose texts differ: two strings naming the same day, or
 /// under EXACT a GT number and an AIO numeric string of the same value.
 fn same_value(r: &Rows, s: &Settings, i: usize, g: &str, a: &str, exact: bool) -> bool {
-    match (r.gt_kind[i], r.aio_kind[i]) {
+    match (r.gt_kind.get(i), r.aio_kind.get(i)) {
         (Some("string"), Some("string")) => s
             .dates
             .day(g)
@@ -245,7 +246,8 @@ mod tests {
     fn scored(rows: &[Row]) -> Vec<(Option<f64>, Option<bool>)> {
         let strategy: Vec<_> = rows.iter().map(|r| Some(r.0)).collect();
         let bucket = vec![Some(2); rows.len()];
-        let col = |f: fn(&Row) -> &'static str| rows.iter().map(|r| Some(f(r))).collect::<Vec<_>>();
+        let col =
+            |f: fn(&Row) -> &'static str| Texts::Rows(rows.iter().map(|r| Some(f(r))).collect());
         let (gt_text, gt_kind, aio_text, aio_kind) =
             (col(|r| r.1), col(|r| r.2), col(|r| r.3), col(|r| r.4));
         let rows = Rows {
@@ -294,9 +296,9 @@ mod tests {
     fn semantic_by_the_lexical_scorer() {
         let strategy = [Some(2u8); 3];
         let bucket = [Some(2u8); 3];
-        let gt_text = [Some("steel bolts m8"), Some("abc"), Some("")];
-        let aio_text = [Some("m8 steel bolts"), Some("abd"), Some("")];
-        let kind = [Some("string"); 3];
+        let gt_text = Texts::Rows(vec![Some("steel bolts m8"), Some("abc"), Some("")]);
+        let aio_text = Texts::Rows(vec![Some("m8 steel bolts"), Some("abd"), Some("")]);
+        let kind = Texts::Rows(vec![Some("string"); 3]);
         let rows = Rows {
             strategy: &strategy,
             bucket: &bucket,

@@ -5,7 +5,6 @@
 //! The crate compiles and tests without Python: [`node`] parses JSON text (serde_json) into a
 //! tape of tokens per document, [`canonical`] writes the canonical text of SPEC §1, [`flatten`]
 //! walks the tapes in parallel (rayon) into column buffers, [`scan`] reads the ids of NDJSON lines,
-//! [`id_pairs`] pairs the two sides' records by them,
 //! [`number`] reads numeric strings for NUMERIC, [`scoring`] detects the fields' strategies
 //! and scores them ([`token_set`]: the default SEMANTIC scorer), [`member_keys`] keys list
 //! members by value, [`matching`] matches the items of lists and [`depth`] renders their final indices.
@@ -25,7 +24,6 @@ pub mod dictionary;
 pub mod doc_order;
 pub mod fenced;
 pub mod flatten;
-pub mod id_pairs;
 pub mod matching;
 pub mod member_keys;
 pub mod node;

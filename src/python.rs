@@ -23,7 +23,6 @@ use crate::counting::{self, CountColumns, Fields};
 use crate::depth::{self, Items};
 use crate::dictionary;
 use crate::flatten::{self, inline_view, Columns, Fallback, Kind, KIND_NAMES};
-use crate::id_pairs;
 use crate::matching::{
     configured_lists, ConfiguredList, FieldRows, ItemRows, Key, Lists, MatchField, Members, Value,
 };
@@ -1437,46 +1436,6 @@ fn alignments(py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
     })
 }
 
-/// ingest.pair_records of two sides whose records carry ids (src/id_pairs.rs), from each
-/// side's `doc_id` column (rows in line order): None when row i pairs with row i and none is
-/// left out; else the pairs' rows (`gt_row`, `aio_row`, null where a side has no record),
-/// and per side the rows left out (`row`, and `first`: the row of the id's first record, null
-/// for a record without an id).
-#[pyfunction]
-fn pair_ids(
-    py: Python<'_>,
-    gt: &Bound<'_, PyAny>,
-    aio: &Bound<'_, PyAny>,
-) -> PyResult<Option<(ArrowTable, ArrowTable, ArrowTable)>> {
-    let (g, a) = (record_batches(gt)?, record_batches(aio)?);
-    py.detach(|| {
-        let (gt_ids, aio_ids) = (strs(&g, "doc_id")?, strs(&a, "doc_id")?);
-        if u32::try_from(gt_ids.len().max(aio_ids.len())).is_err() {
-            return Err(value_error("more records than 2**32 on a side"));
-        }
-        let Some(pairs) = id_pairs::pair_by_id(&gt_ids, &aio_ids) else {
-            return Ok(None);
-        };
-        let rows = |name, values: Vec<Option<u32>>| -> (&str, ArrayRef) {
-            (name, Arc::new(UInt32Array::from(values)))
-        };
-        let left_out = |out: &[id_pairs::LeftOut]| ArrowTable {
-            batch: batch(vec![
-                rows("row", out.iter().map(|&(row, _)| Some(row)).collect()),
-                rows("first", out.iter().map(|&(_, first)| first).collect()),
-            ]),
-        };
-        let [gt_out, aio_out] = &pairs.left_out;
-        Ok(Some((
-            ArrowTable {
-                batch: batch(vec![rows("gt_row", pairs.gt), rows("aio_row", pairs.aio)]),
-            },
-            left_out(gt_out),
-            left_out(aio_out),
-        )))
-    })
-}
-
 /// align.py's finish of one depth once its items are matched (src/depth.rs): the GT and AIO
 /// items' prefixes (item, prefix, canon) and the depth's alignment rows (doc, list_path,
 /// gt_index, aio_index, similarity). Item tables: doc, la, pcanon, item, index,
@@ -1791,7 +1750,6 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(alignments, m)?)?;
-    m.add_function(wrap_pyfunction!(pair_ids, m)?)?;
     m.add_function(wrap_pyfunction!(finish_depth, m)?)?;
     m.add_function(wrap_pyfunction!(leaf_paths, m)?)?;
     m.add_function(wrap_pyfunction!(purge_delay, m)?)?;

@@ -239,19 +239,17 @@ def _records(ids: list) -> pl.DataFrame:
 
 
 _ids = st.lists(st.one_of(st.none(), st.sampled_from("abcdefgh")), max_size=14)
-_PAIRINGS = [ingest._pair_by_id_polars, pytest.param(
-    ingest._pair_by_id_native, marks=pytest.mark.skipif(not ingest._native_kernel(),
-                                                        reason="native kernel not built"))]
-
-
-@pytest.mark.parametrize("pair", _PAIRINGS)
+@pytest.mark.parametrize("pair", [ingest._pair_by_id, ingest._pair_by_id_polars])
 @settings(max_examples=200, deadline=None)
-@given(gt=_ids, aio=_ids, same_sorted=st.booleans())
-def test_records_pair_by_their_first_id(pair, gt, aio, same_sorted):
-    """Both ways of pairing by id (the kernel's, src/id_pairs.rs, and the Polars reference)
-    against the rule written out; ``same_sorted``: both sides the same ids in sorted order,
-    which the kernel pairs row by row without hashing."""
-    if same_sorted:
+@given(gt=_ids, aio=_ids, sides=st.sampled_from(["apart", "same", "same increasing"]))
+def test_records_pair_by_their_first_id(pair, gt, aio, sides):
+    """Pairing by id, and its general path alone (the groups and joins), against the rule
+    written out. ``sides``: drawn apart; the AIO's ids the GT's (repeats, missing ids and any
+    order included); both the same ids in increasing order, which ``_pair_by_id`` pairs row
+    by row."""
+    if sides == "same":
+        aio = list(gt)
+    elif sides == "same increasing":
         gt = aio = sorted({i for i in gt if i is not None})
     plan, left_out = pair(_records(gt), _records(aio), ["line", "offset"])
     pairs, gt_out, aio_out = _paired_in_python(gt, aio)

@@ -10,6 +10,7 @@ use arrow_array::{
     Array, ArrayRef, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
     RecordBatchIterator, StringViewArray, UInt32Array, UInt8Array,
 };
+use arrow_buffer::BooleanBufferBuilder;
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
 use pyo3::prelude::*;
@@ -109,9 +110,12 @@ fn flags(n: usize, value: impl FnMut(usize) -> bool) -> ArrayRef {
 }
 
 fn views(values: Vec<u128>, buffers: &[Buffer], valid: Option<Vec<bool>>) -> ArrayRef {
-    let nulls = valid
-        .map(|v| NullBuffer::new(packed(&v)))
-        .filter(|n| n.null_count() > 0);
+    views_with(values, buffers, valid.map(|v| NullBuffer::new(packed(&v))))
+}
+
+/// [`views`] with the validity already packed (dropped when it has no null).
+fn views_with(values: Vec<u128>, buffers: &[Buffer], nulls: Option<NullBuffer>) -> ArrayRef {
+    let nulls = nulls.filter(|n| n.null_count() > 0);
     // SAFETY: every view was made by flatten.rs for bytes of valid UTF-8 (whole strings of the
     // input or of the canonical text) stored at its buffer and offset
     Arc::new(unsafe {
@@ -1197,28 +1201,21 @@ fn pair_leaves(
         let [(g_text, g_kind, g_null), (a_text, a_kind, a_null)] = &sides[..] else {
             unreachable!()
         };
-        let (g_rows, a_rows) = (&paired.gt, &paired.aio);
-        let present = |rows: &[Option<u32>]| flags(rows.len(), |i| rows[i].is_some());
-        // an absent leaf is null, as is one whose flag is null
-        let null = |rows: &[Option<u32>], is_null: &[Option<bool>]| {
-            flags(rows.len(), |i| {
-                rows[i].is_none_or(|r| is_null[r as usize].unwrap_or(true))
-            })
-        };
-        let codes = (kind_codes(g_kind, g_rows), kind_codes(a_kind, a_rows));
+        let g = gather_side(&paired.gt, g_text, g_kind, g_null);
+        let a = gather_side(&paired.aio, a_text, a_kind, a_null);
         columns.extend([
-            ("gt_text", gathered(g_text, g_rows)),
-            ("aio_text", gathered(a_text, a_rows)),
-            ("gt_kind", gathered(g_kind, g_rows)),
-            ("aio_kind", gathered(a_kind, a_rows)),
-            ("gt_present", present(g_rows)),
-            ("aio_present", present(a_rows)),
-            ("gt_null", null(g_rows, g_null)),
-            ("aio_null", null(a_rows, a_null)),
+            ("gt_text", g.text),
+            ("aio_text", a.text),
+            ("gt_kind", g.kind),
+            ("aio_kind", a.kind),
+            ("gt_present", g.present),
+            ("aio_present", a.present),
+            ("gt_null", g.null),
+            ("aio_null", a.null),
         ]);
         // the kinds as codes of KIND_NAMES too, which the files driver writes as the Parquet
         // dictionary they are, not hashing every kind string again
-        if let (Some(g_codes), Some(a_codes)) = codes {
+        if let (Some(g_codes), Some(a_codes)) = (g.codes, a.codes) {
             columns.push(("gt_kind_code", g_codes));
             columns.push(("aio_kind_code", a_codes));
         }
@@ -1228,48 +1225,75 @@ fn pair_leaves(
     })
 }
 
-/// The code in [`KIND_NAMES`] of the kind at each of `rows` (None: a null); None when a kind
-/// is not one of them.
-fn kind_codes(kinds: &StringViewArray, rows: &[Option<u32>]) -> Option<ArrayRef> {
+/// One side's columns of the paired leaves, gathered at `rows` (None: the side has no leaf
+/// there) in one pass: its text and kind (views sharing the side's buffers), whether it is
+/// present, whether it is null (an absent leaf is, as is one whose flag is null), and the
+/// kind's code in [`KIND_NAMES`] (None for the whole side when a kind is not one of them).
+struct GatheredSide {
+    text: ArrayRef,
+    kind: ArrayRef,
+    present: ArrayRef,
+    null: ArrayRef,
+    codes: Option<ArrayRef>,
+}
+
+fn gather_side(
+    rows: &[Option<u32>],
+    text: &StringViewArray,
+    kind: &StringViewArray,
+    is_null: &[Option<bool>],
+) -> GatheredSide {
     let names = kind_views();
     // a kind's first byte names it (a test holds them distinct), and its view says it whole
     let mut by_first_byte = [u8::MAX; 256];
     for (code, name) in names.iter().enumerate() {
         by_first_byte[first_byte(*name)] = code as u8;
     }
-    let views = kinds.views();
-    let mut codes = Vec::with_capacity(rows.len());
+    let (text_views, kind_views_at) = (text.views(), kind.views());
+    let n = rows.len();
+    let (mut texts, mut kinds) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut codes = Vec::with_capacity(n);
+    let mut text_valid = BooleanBufferBuilder::new(n);
+    let mut kind_valid = BooleanBufferBuilder::new(n);
+    let mut present = BooleanBufferBuilder::new(n);
+    let mut null = BooleanBufferBuilder::new(n);
+    let mut known = true;
     for row in rows {
-        codes.push(match row {
-            Some(r) if kinds.is_valid(*r as usize) => {
-                let view = views[*r as usize];
-                let code = by_first_byte[first_byte(view)];
-                (names.get(code as usize) == Some(&view)).then_some(code)?;
-                Some(code)
-            }
-            _ => None,
-        });
+        let Some(r) = row.map(|r| r as usize) else {
+            texts.push(0);
+            kinds.push(0);
+            codes.push(None);
+            text_valid.append(false);
+            kind_valid.append(false);
+            present.append(false);
+            null.append(true);
+            continue;
+        };
+        let view = kind_views_at[r];
+        let has_kind = kind.is_valid(r);
+        let code = by_first_byte[first_byte(view)];
+        known &= !has_kind || names.get(code as usize) == Some(&view);
+        texts.push(text_views[r]);
+        kinds.push(view);
+        codes.push(has_kind.then_some(code));
+        text_valid.append(text.is_valid(r));
+        kind_valid.append(has_kind);
+        present.append(true);
+        null.append(is_null[r].unwrap_or(true));
     }
-    Some(Arc::new(UInt8Array::from(codes)))
+    let nullable = |mut valid: BooleanBufferBuilder| Some(NullBuffer::new(valid.finish()));
+    GatheredSide {
+        text: views_with(texts, text.data_buffers(), nullable(text_valid)),
+        kind: views_with(kinds, kind.data_buffers(), nullable(kind_valid)),
+        present: Arc::new(BooleanArray::new(present.finish(), None)),
+        null: Arc::new(BooleanArray::new(null.finish(), None)),
+        codes: known.then(|| Arc::new(UInt8Array::from(codes)) as ArrayRef),
+    }
 }
 
 /// The first byte of a short string's view (after its 4-byte length).
 fn first_byte(view: u128) -> usize {
     (view >> 32) as u8 as usize
-}
-
-/// The strings at `rows` (None: a null), sharing the array's data buffers.
-fn gathered(column: &StringViewArray, rows: &[Option<u32>]) -> ArrayRef {
-    let all = column.views();
-    let values = rows
-        .iter()
-        .map(|r| r.map_or(0, |r| all[r as usize]))
-        .collect();
-    let valid = rows
-        .iter()
-        .map(|r| r.is_some_and(|r| column.is_valid(r as usize)))
-        .collect();
-    views(values, column.data_buffers(), Some(valid))
 }
 
 /// counts.py's `aggregate` of a batch's fields (doc, attr: UInt32; bucket, cell, strategy:

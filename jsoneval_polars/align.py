@@ -690,7 +690,9 @@ def _members(gt: Flattened, aio: Flattened, config: Config, la_names: pl.Series)
     explicit = {n for n, lc in config.lists.items() if lc.match_fields is not None}
     needed = pl.col("member").is_not_null()
     if all(name in explicit for name in la_names.to_list()):
-        needed = pl.col("member").is_in(configured.implode())
+        # a few names are compared one by one: cheaper than hashing every member's name
+        needed = (pl.any_horizontal(pl.col("member") == name for name in configured.unique())
+                  if 0 < configured.len() <= 8 else pl.col("member").is_in(configured.implode()))
     sides = [
         pl.concat(
             [

@@ -81,19 +81,24 @@ def long_text_warnings(
     """(doc, side, message) for each scored FUZZY row (and SEMANTIC row, when the scorer is the
     lexical default, which caps texts too) compared on a prefix because a text is longer than
     ``TEXT_CAP`` characters; ``paths`` decodes ``pid``. The pipeline makes them warning rows."""
+    # byte lengths first: O(1) per row, and a text has no more characters than bytes; a batch
+    # without a text that long (nearly every one) needs no filter of its rows
+    longest = fields.select(pl.max_horizontal(pl.col("gt_text").str.len_bytes().max(),
+                                              pl.col("aio_text").str.len_bytes().max())).item()
+    if longest is None or longest <= TEXT_CAP:
+        return []
     capped = [FUZZY]
     if getattr(resolve_scorer(semantic_scorer), "name", None) == lexical_token_set.name:
         capped.append(SEMANTIC)
     text = pl.col("strategy").is_in(capped) & pl.col("similarity").is_not_null()
-    # byte length first: O(1) per row, and a text has no more characters than bytes
     long = (pl.col("gt_text").str.len_bytes() > TEXT_CAP) | (
         pl.col("aio_text").str.len_bytes() > TEXT_CAP
     )
-    rows = fields.filter((text & long).fill_null(False)).select(
+    rows = fields.lazy().filter((text & long).fill_null(False)).select(
         "doc", "pid", "strategy",
         pl.col("gt_text").str.len_chars().alias("g"),
         pl.col("aio_text").str.len_chars().alias("a"),
-    ).filter(pl.max_horizontal("g", "a") > TEXT_CAP)
+    ).filter(pl.max_horizontal("g", "a") > TEXT_CAP).collect()
     return [
         (doc, "gt" if g > TEXT_CAP else "aio",
          f"{paths[pid]}: {STRATEGIES[code]} similarity of a text of {max(g, a)} characters "

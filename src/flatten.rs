@@ -614,6 +614,23 @@ impl Walker<'_> {
         Ok(())
     }
 
+    /// The root member `id` as a metadata row named `name` (none when the record has no such
+    /// member): a string as it is, an integer as its decimal text (`-0` is an integer 0); any
+    /// other value is the scan's to report, so the document is declined.
+    fn id(&mut self, tape: &[Token], id: &str, name: usize) -> Result<(), ParseError> {
+        let Some((_, value)) = members(tape, 0).find(|(k, _)| *k == id) else {
+            return Ok(());
+        };
+        match &tape[value] {
+            Token::Str(_) | Token::Integer(_) | Token::Int(_) => self
+                .metadata(name, &tape[value])
+                .map_err(|Undecided| ParseError::Invalid("unreachable".into())),
+            _ => Err(ParseError::Invalid(
+                "an id neither a string nor an integer".into(),
+            )),
+        }
+    }
+
     /// flatten_python's walk_list for the list whose token is `list`, at path `at`: a
     /// non-empty list of objects is a list of records (one item each); any other list is one
     /// array leaf.
@@ -677,6 +694,10 @@ pub struct Root<'a> {
     pub meta: &'a [String],
     /// the member holding the document (`--gt-field`/`--aio-field`); None: the whole record
     pub content: Option<&'a str>,
+    /// the id member's value is kept as a metadata row named one past `meta` (a string, or an
+    /// integer's decimal text, as the scan reads ids; another value declines the document):
+    /// the files driver's pass over sorted files pairs by it (stream.py)
+    pub keep_id: bool,
     /// a content member holding a string is JSON text to read (the AIO's raw model text, when
     /// the whole text is a JSON object; SPEC §8's other cases are the Python path's)
     pub text_content: bool,
@@ -700,9 +721,13 @@ fn walk_document(
         ParseError::Invalid("left to Python: a lower case, or a container as metadata".into())
     };
     let Some(content) = how.content else {
-        return walker
+        walker
             .walk_dict(tape, 0, 0, -1, 0, how.id, how.meta, false)
-            .map_err(undecided);
+            .map_err(undecided)?;
+        return match how.id.filter(|_| how.keep_id) {
+            Some(id) => walker.id(tape, id, how.meta.len()),
+            None => Ok(()),
+        };
     };
     for (k, value) in members(tape, 0) {
         if let Some(name) = how.meta.iter().position(|m| m == k) {
@@ -945,7 +970,44 @@ mod tests {
         meta: &[],
         content: None,
         text_content: false,
+        keep_id: false,
     };
+
+    #[test]
+    fn a_kept_id_is_a_metadata_row_as_the_scan_reads_ids() {
+        let docs: [&[u8]; 6] = [
+            br#"{"id": "a\u00e9", "x": 1}"#,
+            br#"{"x": 2, "id": -0}"#,
+            br#"{"id": 123456789012345678901234567890}"#,
+            br#"{"x": 3}"#,
+            br#"{"id": 1.5}"#,
+            br#"{"id": null}"#,
+        ];
+        let texts: Vec<Option<&[u8]>> = docs.iter().map(|d| Some(*d)).collect();
+        let how = Root {
+            keep_id: true,
+            ..ID
+        };
+        let c = flatten_json_lenient(&texts, &how, 0, 1 << 31, 1);
+        let rows: Vec<(u32, u32, String)> = (0..c.meta_doc.len())
+            .map(|i| {
+                (
+                    c.meta_doc[i],
+                    c.meta_name[i],
+                    text_of(&c, c.meta_text[i], true),
+                )
+            })
+            .collect();
+        let want = [
+            (0, 0, "a\u{e9}".to_string()),
+            (1, 0, "0".to_string()),
+            (2, 0, "123456789012345678901234567890".to_string()),
+        ];
+        assert_eq!(rows, want);
+        assert_eq!(c.declined, [4, 5]); // a number with a fraction, a null: the scan's
+        let suffixes: Vec<String> = c.suffix.iter().map(|v| text_of(&c, *v, false)).collect();
+        assert_eq!(suffixes, ["x", "x", "x"]); // the id is still no content
+    }
 
     fn text_of(c: &Columns, view: u128, texts: bool) -> String {
         let len = view as u32 as usize;
@@ -1112,6 +1174,7 @@ mod tests {
             meta: &meta,
             content: Some("out"),
             text_content: true,
+            keep_id: false,
         };
         let docs: [&[u8]; 4] = [
             br#"{"id": 1, "model": "m", "x": 9, "out": {"a": 1, "model": "kept"}}"#,

@@ -255,6 +255,7 @@ fn root<'a>(
         meta,
         content,
         text_content,
+        keep_id: false,
     }
 }
 
@@ -279,9 +280,10 @@ fn flatten_with(
 /// [`flatten_json`] of texts that are spans of one buffer: text `i` is the `lengths[i]` bytes
 /// at file offset `offsets[i]`, and the buffer holds the file from offset `base` (None for
 /// both: no document). The files driver reads a batch's lines this way, with no Python object
-/// per line.
+/// per line. `keep_id`: the `skip` member's value is a metadata row named `len(meta)`
+/// ([`flatten::Root::keep_id`]).
 #[pyfunction]
-#[pyo3(signature = (buffer, base, offsets, lengths, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new(), content=None, text_content=false, lenient=false))]
+#[pyo3(signature = (buffer, base, offsets, lengths, skip=None, item_base=0, empty_containers_are_null=false, segment=1<<31, threads=1, meta=Vec::new(), content=None, text_content=false, lenient=false, keep_id=false))]
 #[allow(clippy::too_many_arguments)]
 fn flatten_spans(
     py: Python<'_>,
@@ -298,9 +300,13 @@ fn flatten_spans(
     content: Option<&str>,
     text_content: bool,
     lenient: bool,
+    keep_id: bool,
 ) -> PyResult<Output> {
     let slices = span_slices(buffer, base, &offsets, &lengths)?;
-    let how = root(skip, &meta, content, text_content);
+    let how = flatten::Root {
+        keep_id,
+        ..root(skip, &meta, content, text_content)
+    };
     Ok(py.detach(|| {
         let result = flatten_with(&slices, &how, item_base, segment, threads, lenient);
         output(result, item_base, empty_containers_are_null)
@@ -555,6 +561,94 @@ fn scan_range<'py>(
         let kept = (!columns.1.is_empty() || start == 0).then(|| PyBytes::new(py, buffer));
         Ok((columns, line_ends, kept))
     })
+}
+
+/// The next lines of an NDJSON file from byte `start` (where a line starts), at most `count`:
+/// each line's offset and length (its `\n` left out, as the scan cuts lines), and the offset
+/// after the last one taken. It stops early before a blank line (the scan's to number and skip)
+/// and at the file's end, where a last line without its `\n` is one. The files driver's pass
+/// over sorted files cuts its batches this way (stream.py), without the GIL.
+#[pyfunction]
+fn next_lines(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    start: u64,
+    count: usize,
+) -> PyResult<(Vec<u64>, Vec<u64>, u64)> {
+    use std::os::unix::fs::FileExt;
+    py.detach(|| {
+        let file = std::fs::File::open(&path)?;
+        let (mut offsets, mut lengths) = (Vec::with_capacity(count), Vec::with_capacity(count));
+        let mut buffer = vec![0u8; 1 << 20];
+        // buffer[..filled] holds the file from `at`; the next line starts at `line`
+        let (mut at, mut filled, mut line, mut end_of_file) = (start, 0usize, start, false);
+        while offsets.len() < count {
+            let from = (line - at) as usize;
+            if let Some(n) = memchr::memchr(b'\n', &buffer[from..filled]) {
+                if crate::scan::is_blank(&buffer[from..from + n]) {
+                    break;
+                }
+                offsets.push(line);
+                lengths.push(n as u64);
+                line += n as u64 + 1;
+                continue;
+            }
+            if end_of_file {
+                if !crate::scan::is_blank(&buffer[from..filled]) {
+                    offsets.push(line);
+                    lengths.push((filled - from) as u64);
+                    line += (filled - from) as u64;
+                }
+                break;
+            }
+            // keep the line begun, then read on (a line longer than the buffer doubles it)
+            buffer.copy_within(from..filled, 0);
+            (at, filled) = (line, filled - from);
+            if filled == buffer.len() {
+                buffer.resize(2 * buffer.len(), 0);
+            }
+            let read = file.read_at(&mut buffer[filled..], at + filled as u64)?;
+            end_of_file = read == 0;
+            filled += read;
+        }
+        Ok::<_, std::io::Error>((offsets, lengths, line))
+    })
+    .map_err(|e| file_error(&path, "the file is shorter than before", e))
+}
+
+/// Whether two NDJSON files begin with the same ids in the same increasing order: their first
+/// `bytes` (each cut at its last line end) are records with ids, as the scan reads them, and
+/// the shorter side's ids are the other's first ones. `jsoneval score` then starts no early
+/// scan (file_ranges.EarlyScan): the files driver's pass over sorted files will not need one.
+#[pyfunction]
+fn sorted_start(
+    py: Python<'_>,
+    gt: std::path::PathBuf,
+    aio: std::path::PathBuf,
+    id_field: &str,
+    bytes: u64,
+) -> PyResult<bool> {
+    use std::io::Read;
+    let head_ids = |path: &std::path::Path| -> std::io::Result<Option<Vec<String>>> {
+        let mut head = Vec::new();
+        std::fs::File::open(path)?
+            .take(bytes)
+            .read_to_end(&mut head)?;
+        let Some(end) = memchr::memrchr(b'\n', &head) else {
+            return Ok(None);
+        };
+        let (scanned, _) = scan(&head[..end], id_field, None);
+        let ids: Option<Vec<String>> = scanned.doc_id.into_iter().collect();
+        Ok(ids.filter(|ids| scanned.fallback.is_empty() && !ids.is_empty()))
+    };
+    py.detach(|| {
+        let (Some(a), Some(b)) = (head_ids(&gt)?, head_ids(&aio)?) else {
+            return Ok(false);
+        };
+        let n = a.len().min(b.len());
+        Ok(a[..n] == b[..n] && a.windows(2).all(|w| w[0] < w[1]))
+    })
+    .map_err(|e: std::io::Error| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
 /// A failed read of the file at `path` as Python's own file errors are, `OSError(errno,
@@ -1777,6 +1871,8 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(finish_depth, m)?)?;
     m.add_function(wrap_pyfunction!(leaf_paths, m)?)?;
     m.add_function(wrap_pyfunction!(purge_delay, m)?)?;
+    m.add_function(wrap_pyfunction!(next_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(sorted_start, m)?)?;
     m.add_function(wrap_pyfunction!(release_freed_pages, m)?)?;
     let _ = DataType::Utf8View; // the string columns' type
     Ok(())

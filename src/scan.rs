@@ -39,7 +39,7 @@ pub fn without_bom(text: &[u8]) -> &[u8] {
 }
 
 /// Python's `bytes.strip()` whitespace.
-fn is_blank(line: &[u8]) -> bool {
+pub fn is_blank(line: &[u8]) -> bool {
     line.iter()
         .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
 }

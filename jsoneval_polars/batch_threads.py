@@ -135,12 +135,12 @@ class InlinePool:
 
 
 def in_order(pool: Any, score: Callable[[int, Part], Scored], parts: Iterable[Part],
-             ahead: int) -> Iterator[tuple[Part, Scored]]:
-    """``(part, score(number, part))`` of each part, ``score`` run on ``pool`` (threads or
-    this thread), yielded in the parts' order; at most ``ahead`` parts
+             ahead: int, first: int = 0) -> Iterator[tuple[Part, Scored]]:
+    """``(part, score(number, part))`` of each part, numbered from ``first``, ``score`` run on
+    ``pool`` (threads or this thread), yielded in the parts' order; at most ``ahead`` parts
     are in flight, so memory holds a few batches whatever the pool."""
     in_flight: collections.deque = collections.deque()
-    for number, part in enumerate(parts):
+    for number, part in enumerate(parts, first):
         in_flight.append((part, pool.submit(score, number, part)))
         while in_flight and (len(in_flight) >= ahead or in_flight[0][1].done()):
             part_done, future = in_flight.popleft()

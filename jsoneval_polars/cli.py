@@ -10,6 +10,7 @@ input files that cannot be read as a whole, an output that cannot be written); 3
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import importlib
@@ -146,6 +147,8 @@ def add_registered_commands(group: click.Group) -> click.Group:
 
 
 SAMPLE_FILES = ("gt.ndjson", "aio.ndjson", "config.json")
+#: bytes of each input whose ids decide that the files look sorted (start_early_scan)
+SORTED_START_BYTES = 1 << 16
 
 
 def write_sample(directory: str | Path) -> list[Path]:
@@ -238,15 +241,23 @@ def start_early_scan(argv: list[str]) -> EarlyScan | None:
     except (click.ClickException, click.exceptions.Exit, UsageError, ConfigError, OSError,
             ValueError):
         return None
-    from .native import KERNEL
+    from .native import KERNEL, _native
 
     files = [(path, field) for path, field in ((gt, args.gt_field), (aio, args.aio_field))
              if looks_like_ndjson(path)]
     if KERNEL != "native" or not files:
         return None
+    id_field = args.id_field or config.id_field
+    # files the pass over sorted files will take (stream.py) need no scan unless it breaks
+    plain = not (args.gt_field or args.aio_field or args.meta or args.by or args.partition_by
+                 or args.safety or args.anls or config.anls or config.confidence)
+    with contextlib.suppress(OSError):
+        if (plain and len(files) == 2 and id_field == config.id_field
+                and _native.sorted_start(gt, aio, id_field, SORTED_START_BYTES)):
+            return None
     # a core is left to the thread loading the libraries
     threads = max(1, (args.workers or len(os.sched_getaffinity(0))) - 1)
-    return EarlyScan(files, args.id_field or config.id_field, threads)
+    return EarlyScan(files, id_field, threads)
 
 
 def _score(args: SimpleNamespace) -> int:

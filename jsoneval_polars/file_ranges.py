@@ -23,13 +23,13 @@ STREAM_BATCH_SIZE = 8_000
 CHUNK_BYTES = 16 << 20
 
 
-def byte_ranges(path: str | Path, size: int = CHUNK_BYTES) -> list[tuple[int, int]]:
-    """(start, stop) of byte ranges of about ``size`` that end at a line end (the last at the
-    file's end)."""
+def byte_ranges(path: str | Path, size: int = CHUNK_BYTES, start: int = 0,
+                ) -> list[tuple[int, int]]:
+    """(start, stop) of byte ranges of about ``size`` from byte ``start`` (a line's start)
+    that end at a line end (the last at the file's end)."""
     total = os.stat(path).st_size
     bounds = []
     with open(path, "rb") as f:
-        start = 0
         while start < total:
             pos, newline = min(start + size, total) - 1, -1
             while pos < total:  # the first line end at or after pos

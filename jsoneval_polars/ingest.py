@@ -1249,6 +1249,7 @@ def pairs_from_texts(
     in_python: Callable[[pl.DataFrame], Pairs] | None = None,
     in_python_also: Sequence[int] = (),
     own_metadata: Mapping[str, Mapping[str, pl.Series]] | None = None,
+    ids_in_text: bool = False,
 ) -> Pairs | None:
     """The pairs of a batch of paired JSON texts (``plan``: doc_id and per side its line,
     None where absent) flattened straight from their text, less the root member ``skip`` (an
@@ -1265,16 +1266,25 @@ def pairs_from_texts(
     Every line the kernel takes is a JSON object with no repeated key, no number beyond a
     double and no metadata member holding a container, and its document is a JSON object (an
     AIO text that is one whole, status ``json``, or whose fenced block is, ``code_block``):
-    :func:`build_pairs` would find nothing to report, so the table is its table."""
+    :func:`build_pairs` would find nothing to report, so the table is its table.
+
+    ``ids_in_text`` (the pass over sorted files, stream.py): the plan has no doc_id; each
+    pair's is the id member ``skip`` its two records hold, and when a record has none, or the
+    two differ, the result is None as well."""
     options = {"skip": skip, "metadata": metadata,
-               "empty_containers_are_null": empty_containers_are_null}
+               "empty_containers_are_null": empty_containers_are_null, "keep_id": ids_in_text}
     lenient = in_python is not None
     gt = flatten_texts(texts["gt"], content=fields[0], lenient=lenient, **options)
     if gt is None:
         return None
+    if ids_in_text:
+        plan = plan.with_columns(_kept_ids(gt, len(metadata), plan.height))
+        if plan["doc_id"].null_count():
+            return None
     aio = flatten_texts(texts["aio"], item_base=gt.next_item, content=fields[1],
                         text_content=True, lenient=lenient, **options)
-    if aio is None:
+    if aio is None or ids_in_text and not plan["doc_id"].equals(
+            _kept_ids(aio, len(metadata), plan.height)):
         return None
     present = {side: plan[f"{side}_line"].is_not_null() for side in ("gt", "aio")}
     status = pl.select(
@@ -1299,6 +1309,14 @@ def pairs_from_texts(
         return None  # the whole batch by the Python path
     python = in_python(plan[declined])
     return _with_python_pairs(table, (gt, aio), declined, python, empty_containers_are_null)
+
+
+def _kept_ids(flat: Flattened, name: int, n: int) -> pl.Series:
+    """The doc_id of each of ``n`` documents a walk kept (flatten_texts' ``keep_id``: the
+    metadata rows named ``name``); null where a record has none."""
+    rows = flat.metadata.filter(pl.col("name") == name)
+    return pl.repeat(None, n, dtype=pl.String, eager=True).alias("doc_id").scatter(
+        rows["doc"], rows["text"])
 
 
 def _with_python_pairs(table: pl.DataFrame, flat: tuple[Flattened, Flattened],
@@ -1630,6 +1648,18 @@ def read_pairs(
         if pairs is not None:
             return pairs
     return in_python(plan)
+
+
+def read_sorted_pairs(plan: pl.DataFrame, files: Mapping[str, str | Path], *, id_field: str,
+                      empty_containers_are_null: bool = False) -> Pairs | None:
+    """The pairs of a batch of the pass over sorted files (:mod:`sorted_pass`): line i of one
+    file with line i of the other (``plan``: per side line, offset and length), each pair's
+    doc_id the id both its records hold, read as :func:`read_pairs` reads them; None when a
+    record has no id, the two differ, or the kernel declines a line."""
+    texts = {side: read_spans(files[side], plan[f"{side}_offset"], plan[f"{side}_length"])
+             for side in ("gt", "aio")}
+    return pairs_from_texts(plan, texts, id_field, empty_containers_are_null,
+                            {side: str(path) for side, path in files.items()}, ids_in_text=True)
 
 
 def plan_ndjson(

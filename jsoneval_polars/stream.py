@@ -20,6 +20,10 @@ Polars and pyarrow do most of a batch without the GIL; DECISIONS 119):
    core (:func:`core.score_batch`), writes the batch's per-document tables as parts of the
    results layout (layout.py) and returns its run state and error rows.
 
+Files with the same increasing ids on both sides skip the scan: :mod:`sorted_pass` cuts both
+into batches as they come, each batch's walk reading its ids, and hands the scan only the rest
+of the files, from the first line where that order breaks (DECISIONS 132).
+
 The run merges the states and finishes them (:func:`rates.finish`), exactly as
 :func:`evaluate` does, so the tables equal a whole-dataset run (tests/test_drivers.py); only
 the order of rows differs (scan and pairing errors first, then each batch's; spilled, the
@@ -52,7 +56,9 @@ from .config import Config, parse_config
 from .core import Clock, collector_paused, needs_documents, score_batch
 from .counts import RunState, merge_states, run_state
 from .file_ranges import CHUNK_BYTES, STREAM_BATCH_SIZE, EarlyScan, byte_ranges
+from .flatten import KERNEL
 from .ingest import (
+    SCAN_SCHEMA,
     ErrorRows,
     InputError,
     Pairs,
@@ -65,6 +71,7 @@ from .ingest import (
     plan_tables,
     read_once,
     read_pairs,
+    read_sorted_pairs,
     scan_range,
     scan_whole_file,
     text_kind,
@@ -76,6 +83,7 @@ from .rates import attribute_rates, finish
 from .results import ResultTables, read_results
 from .schemas import ERRORS
 from .scorers import Scorer
+from .sorted_pass import Chunk, Passed, score_sorted
 
 # bytes of an NDJSON file whose line ends estimate its lines (_expected_lines)
 LINES_SAMPLE = 1 << 20
@@ -136,77 +144,64 @@ def score_files(
         pairing = run.enter_context(PairPlan(spill_parent))
         writer = run.enter_context(RunWriter(out, partition_by=partition_by))
         pool = run.enter_context(thread_pool(workers))
-        clock.start("scan")
-        # an NDJSON file is scanned in byte ranges on every thread; a JSON array or
-        # pretty-printed objects by one thread from its start (where a record ends is known
-        # only from there)
         fields = {"gt": gt_field, "aio": aio_field}
-        whole_scans = {side: pool.submit(scan_whole_file, str(files[side]), side, id_field,
-                                         fields[side], strict)
-                       for side in SIDES if text_kind(files[side]) != "ndjson"}
-        chunks = {side: [] if side in whole_scans else _chunks(files[side]) for side in SIDES}
-        # submitted alternately and taken in that order, so that finished ranges do not wait
-        # long; each side's ranges reach the plan in line order, numbered as they come
-        scans = [*whole_scans.items()] + [
-            (side, pool.submit(scan_range, str(files[side]), start, stop, id_field,
-                               fields[side], early_scan and early_scan.take(
-                                   files[side], start, stop, id_field, fields[side])))
-            for pair in itertools.zip_longest(*([(side, *bounds) for bounds in chunks[side]]
-                                                for side in SIDES))
-            for side, start, stop in filter(None, pair)
-        ]
-        # the buckets are sized before the first range is added: by the lines expected of an
-        # NDJSON side, and the records of an array or objects (waited for only now, so that an
-        # NDJSON side's ranges are scanned meanwhile)
-        pairing.expect(max([_expected_lines(files[side]) for side in SIDES
-                            if side not in whole_scans]
-                           + [future.result()[0].height for future in whole_scans.values()]))
-        rows: list[dict] = []
-        next_line = {side: 1 for side in SIDES}
-        while scans:
-            side, future = scans.pop(0)
-            if side in whole_scans:
-                table, chunk_rows = future.result()
-            else:
-                scanned = future.result()
-                table, chunk_rows = number_range(scanned, side, next_line[side], strict)
-                next_line[side] += scanned.line_ends
-            pairing.add(side, table)
-            rows += chunk_rows
-        n_read = {
-            side: pairing.n_records[side]
-            + sum(1 for e in rows if e["source"] == side and e["severity"] == "error")
-            for side in SIDES
-        }
-        errors = ErrorRows(strict)
-        n_pairs = pairing.pair(id_field, {side: str(path) for side, path in files.items()},
-                               errors)
-        scan_errors = pl.DataFrame(rows + errors.rows, schema=ERRORS)
-        clock.lap("scan", next_stage="score")
         # a safety callable runs on each batch's pairs; a table or mapping is the plan's column
         scored_safety = safety if callable(safety) else None
+        native = not needs_documents(cfg, scored_safety)
         read = functools.partial(
             read_pairs, files=files, id_field=cfg.id_field, fields=(gt_field, aio_field),
             metadata=metadata, strict=strict,
-            empty_containers_are_null=cfg.empty_containers_are_null,
-            native=not needs_documents(cfg, scored_safety))
-        task = functools.partial(
-            _score_plan, read=read, config=cfg, staging=writer.staging, strict=strict,
+            empty_containers_are_null=cfg.empty_containers_are_null, native=native)
+        score = functools.partial(
+            _score_pairs, config=cfg, staging=writer.staging, strict=strict,
             partition_by=partition_by, scorer=semantic_scorer, safety=scored_safety)
-        states = [run_state(errors=scan_errors, n_read=n_read)]
-        error_parts = [scan_errors]
-        done = 0
-        # a few batches in flight per thread: the plan is read bucket by bucket, never whole
-        plans = _batch_plans(pairing, n_pairs, batch_size, workers, safety_table)
-        for plan, (state, batch_errors, laps) in in_order(pool, task, plans, 2 * workers):
-            done += plan.height
+        task = functools.partial(_score_plan, read=read, score=score)
+        states: list[RunState] = []
+        error_parts: list[pl.DataFrame] = []
+        count = {"done": 0, "pairs": 0}  # the pairs, or the lines expected, for the progress
+
+        def scored(rows: int, result: tuple[RunState, pl.DataFrame, dict]) -> None:
+            state, batch_errors, laps = result
+            count["done"] += rows
             if progress:
-                progress("score", done, n_pairs)
+                progress("score", count["done"], max(count["done"], count["pairs"]))
             states.append(state)
             if len(states) >= 64:  # states are small, but 10M pairs make 1,000 batches
-                states = [merge_states(states)]
+                states[:] = [merge_states(states)]
             error_parts.append(batch_errors)
             clock.add(laps)  # thread seconds, summed over batches
+
+        passed = None
+        # the pass over sorted files, where a batch reads its pairs as read_pairs would
+        if (native and KERNEL == "native" and id_field == cfg.id_field and not metadata
+                and safety_table is None and gt_field is None and aio_field is None
+                and all(text_kind(files[side]) == "ndjson" for side in SIDES)):
+            count["pairs"] = max(_expected_lines(files[side]) for side in SIDES)
+            pairing.expect(count["pairs"])
+            clock.start("score")
+
+            def passed_batch(chunk: Chunk, result: tuple, doc_ids: pl.Series) -> None:
+                for side in SIDES:
+                    pairing.add(side, _pass_records(chunk.plan, side, doc_ids))
+                scored(chunk.plan.height, result)
+
+            passed = score_sorted(
+                files, pool=pool, workers=workers, batch_size=batch_size,
+                expected=count["pairs"],
+                read=functools.partial(read_sorted_pairs, files=files, id_field=id_field,
+                                       empty_containers_are_null=cfg.empty_containers_are_null),
+                score=score, scored=passed_batch,
+                sorted_files=early_scan.close if early_scan else lambda: None)
+            clock.lap("sorted_pass")
+        if passed is not None and passed.complete:
+            n_read = dict(pairing.n_records)
+            states.insert(0, run_state(errors=pl.DataFrame(schema=ERRORS), n_read=n_read))
+        else:
+            n_read = _scan_and_score(
+                files, fields, pairing, passed, pool=pool, workers=workers,
+                batch_size=batch_size, id_field=id_field, strict=strict,
+                early_scan=early_scan, safety_table=safety_table, task=task, scored=scored,
+                states=states, error_parts=error_parts, clock=clock, count=count)
         t = time.perf_counter()
         _finish_run(writer, states, error_parts, cfg, metadata=metadata, by=by,
                     partition_by=partition_by, bootstrap=bootstrap, seed=seed,
@@ -215,6 +210,88 @@ def score_files(
                         batch_size=batch_size, workers=workers))
         clock.laps["aggregate_write"] = time.perf_counter() - t
     return dataclasses.replace(read_results(out), timings=clock.laps)
+
+
+def _scan_and_score(
+    files: Mapping[str, Path], fields: Mapping[str, str | None], pairing: PairPlan,
+    passed: Passed | None, *, pool: Any, workers: int, batch_size: int, id_field: str,
+    strict: bool, early_scan: EarlyScan | None, safety_table: pl.DataFrame | None,
+    task: Callable, scored: Callable, states: list, error_parts: list, clock: Clock,
+    count: dict[str, int],
+) -> dict[str, int]:
+    """The two passes over the files, or over the rest of them after the pass over sorted
+    files (``passed``: its records are in ``pairing`` already, and its pairs are left out of
+    the plan): scan, pair, then score the plan's batches (``count["pairs"]``: the pairs in
+    all). Returns the records read per side."""
+    clock.start("scan")
+    start = {side: passed.offsets[side] if passed else 0 for side in SIDES}
+    # an NDJSON file is scanned in byte ranges on every thread; a JSON array or
+    # pretty-printed objects by one thread from its start (where a record ends is known
+    # only from there)
+    whole_scans = {side: pool.submit(scan_whole_file, str(files[side]), side, id_field,
+                                     fields[side], strict)
+                   for side in SIDES if text_kind(files[side]) != "ndjson"}
+    chunks = {side: [] if side in whole_scans else byte_ranges(files[side], CHUNK_BYTES,
+                                                               start[side])
+              for side in SIDES}
+    # submitted alternately and taken in that order, so that finished ranges do not wait
+    # long; each side's ranges reach the plan in line order, numbered as they come
+    scans = [*whole_scans.items()] + [
+        (side, pool.submit(scan_range, str(files[side]), start, stop, id_field,
+                           fields[side], early_scan and early_scan.take(
+                               files[side], start, stop, id_field, fields[side])))
+        for pair in itertools.zip_longest(*([(side, *bounds) for bounds in chunks[side]]
+                                            for side in SIDES))
+        for side, start, stop in filter(None, pair)
+    ]
+    if passed is None:
+        # the buckets are sized before the first range is added: by the lines expected of an
+        # NDJSON side, and the records of an array or objects (waited for only now, so that
+        # an NDJSON side's ranges are scanned meanwhile)
+        pairing.expect(max([_expected_lines(files[side]) for side in SIDES
+                            if side not in whole_scans]
+                           + [future.result()[0].height for future in whole_scans.values()]))
+    rows: list[dict] = []
+    next_line = {side: passed.next_line[side] if passed else 1 for side in SIDES}
+    while scans:
+        side, future = scans.pop(0)
+        if side in whole_scans:
+            table, chunk_rows = future.result()
+        else:
+            scanned = future.result()
+            table, chunk_rows = number_range(scanned, side, next_line[side], strict)
+            next_line[side] += scanned.line_ends
+        pairing.add(side, table)
+        rows += chunk_rows
+    n_read = {
+        side: pairing.n_records[side]
+        + sum(1 for e in rows if e["source"] == side and e["severity"] == "error")
+        for side in SIDES
+    }
+    errors = ErrorRows(strict)
+    n_pairs = count["pairs"] = pairing.pair(id_field, {side: str(path) for side, path
+                                                       in files.items()}, errors)
+    scan_errors = pl.DataFrame(rows + errors.rows, schema=ERRORS)
+    clock.lap("scan", next_stage="score")
+    states.insert(0, run_state(errors=scan_errors, n_read=n_read))
+    error_parts.insert(0, scan_errors)
+    # a few batches in flight per thread: the plan is read bucket by bucket, never whole
+    plans = _batch_plans(pairing, n_pairs - (passed.n_pairs if passed else 0), batch_size,
+                         workers, safety_table, passed)
+    for plan, result in in_order(pool, task, plans, 2 * workers,
+                                 first=passed.batches if passed else 0):
+        scored(plan.height, result)
+    return n_read
+
+
+def _pass_records(plan: pl.DataFrame, side: str, doc_ids: pl.Series) -> pl.DataFrame:
+    """One side's records of a batch the pass over sorted files scored, as the scan gives
+    them to the pairing."""
+    return plan.select(
+        pl.col(f"{side}_line").alias("line"), doc_ids.alias("doc_id"),
+        pl.lit(True).alias("has_id"), pl.col(f"{side}_offset").alias("offset"),
+        pl.col(f"{side}_length").alias("length"),
+    ).select(list(SCAN_SCHEMA))
 
 
 def score_tables(
@@ -278,9 +355,9 @@ def score_tables(
         read = functools.partial(plan.read_pairs, strict=strict,
                                  empty_containers_are_null=cfg.empty_containers_are_null)
         threads = batch_threads(workers, semantic_scorer, plan.plan.height, batch_size)
-        score_part = functools.partial(
-            _score_plan, read=read, config=cfg, staging=writer.staging, strict=strict,
-            partition_by=partition_by, scorer=semantic_scorer, safety=safety)
+        score_part = functools.partial(_score_plan, read=read, score=functools.partial(
+            _score_pairs, config=cfg, staging=writer.staging, strict=strict,
+            partition_by=partition_by, scorer=semantic_scorer, safety=safety))
 
         slices = batch_slices(plan.plan,
                               balanced_batch_size(plan.plan.height, batch_size, threads))
@@ -342,11 +419,18 @@ def _finish_run(writer: RunWriter, states: list[RunState], error_parts: list[pl.
 
 
 def _batch_plans(pairing: PairPlan, n_pairs: int, batch_size: int, workers: int,
-                 safety_table: pl.DataFrame | None) -> Iterator[pl.DataFrame]:
+                 safety_table: pl.DataFrame | None, passed: Passed | None = None,
+                 ) -> Iterator[pl.DataFrame]:
     """The pair plan cut into batches, bucket by bucket (each bucket's batches evened out over
-    the threads); no pairs at all: one empty batch, which still writes every table with its
-    schema."""
+    the threads), less the pairs the pass over sorted files scored (``passed``: every pair of
+    its GT lines); no pairs at all: one empty batch, which still writes every table with its
+    schema, unless that pass wrote them."""
     for plan in pairing.plans():
+        if passed is not None:
+            plan = plan.filter(pl.col("gt_line").is_null()
+                               | (pl.col("gt_line") >= passed.next_line["gt"]))
+            if n_pairs == 0 and passed.batches:
+                return
         if safety_table is not None:
             plan = plan.join(safety_table, on="doc_id", how="left", maintain_order="left")
         if n_pairs == 0:
@@ -371,11 +455,6 @@ def _safety_table(safety: Any) -> pl.DataFrame | None:
     return safety.select(pl.col("doc_id").cast(pl.String), pl.col("safety").alias("_safety"))
 
 
-def _chunks(path: Path) -> list[tuple[int, int]]:
-    """The byte ranges the scan reads (:func:`file_ranges.byte_ranges`)."""
-    return byte_ranges(path, CHUNK_BYTES)
-
-
 def _expected_lines(path: Path) -> int:
     """The lines of an NDJSON file, as its first :data:`LINES_SAMPLE` bytes have them: exact
     for a file no larger; beyond, an estimate, which sizes the pairing's buckets (memory, not
@@ -389,23 +468,31 @@ def _expected_lines(path: Path) -> int:
 
 
 def _score_plan(number: int, plan: pl.DataFrame, *, read: Callable[[pl.DataFrame], Pairs],
-                config: Config, staging: Path, strict: bool, partition_by: str | None,
-                scorer: Scorer | str | None, safety: Any) -> tuple[RunState, pl.DataFrame, dict]:
+                score: Callable[..., tuple[RunState, pl.DataFrame, dict]],
+                ) -> tuple[RunState, pl.DataFrame, dict]:
     """Score batch ``number`` of a plan on a thread, for the files and the tables drivers: read
-    its pairs (``read``: :func:`ingest.read_pairs` or a table plan's), give them their safety
-    (``safety``, else the plan's ``_safety`` column), run the core, write its per-document
-    tables as parts; return its state, error rows and times."""
+    its pairs (``read``: :func:`ingest.read_pairs` or a table plan's), then :func:`_score_pairs`
+    (``score``), with the plan's ``_safety`` column if it has one."""
     t = time.perf_counter()
     # paused for the whole batch, so the collector's next pass comes after its documents are
     # freed instead of walking all of them (measured: 0.2 s per 20k-document batch)
     with collector_paused():
         pairs = read(plan)
-        if safety is not None:
-            pairs = pairs.with_safety(safety)
-        elif "_safety" in plan.columns:
+        if "_safety" in plan.columns:
             known = plan.filter(pl.col("_safety").is_not_null())
             pairs = pairs.with_safety(dict(zip(known["doc_id"], known["_safety"], strict=True)))
-        read_s = time.perf_counter() - t
+        return score(number, pairs, time.perf_counter() - t)
+
+
+def _score_pairs(number: int, pairs: Pairs, read_s: float, *, config: Config, staging: Path,
+                 strict: bool, partition_by: str | None, scorer: Scorer | str | None,
+                 safety: Any) -> tuple[RunState, pl.DataFrame, dict]:
+    """Score batch ``number``'s pairs on a thread (read in ``read_s`` seconds): give them their
+    safety (a callable's, ``safety``), run the core, write its per-document tables as parts;
+    return its state, error rows and times."""
+    with collector_paused():
+        if safety is not None:
+            pairs = pairs.with_safety(safety)
         batch = score_batch(pairs, config, semantic_scorer=scorer, strict=strict,
                             dictionary=True)
     t = time.perf_counter()

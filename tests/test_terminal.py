@@ -251,13 +251,18 @@ def test_many_slices_print_the_ones_with_most_fields():
     assert "... 5 more" in text
 
 
-def test_the_command_starts_reading_its_inputs_before_its_libraries_load():
+def test_the_command_starts_reading_its_inputs_before_its_libraries_load(tmp_path):
     """`jsoneval score` parses its options and starts its first pass over NDJSON inputs
-    (cli.start_early_scan) while Polars, NumPy and pyarrow are not loaded yet."""
+    (cli.start_early_scan) while Polars, NumPy and pyarrow are not loaded yet (inputs in
+    another order than each other: sorted ones need no scan, tests/test_sorted_pass.py)."""
+    sample = Path(__file__).parent.parent / "jsoneval_polars" / "sample"
+    aio = tmp_path / "aio.ndjson"
+    aio.write_text("".join(reversed((sample / "aio.ndjson").read_text().splitlines(True))))
     code = (
         "import sys\n"
         "from jsoneval_polars.cli import start_early_scan\n"
-        "early = start_early_scan(['score', '--sample', '--out', 'o'])\n"
+        f"early = start_early_scan(['score', '--gt', {str(sample / 'gt.ndjson')!r}, "
+        f"'--aio', {str(aio)!r}, '--out', 'o'])\n"
         "loaded = [m for m in ('polars', 'numpy', 'pyarrow') if m in sys.modules]\n"
         "print(type(early).__name__, len(early._reads), loaded)\n"
         "early.close()\n"
@@ -278,6 +283,7 @@ def test_the_early_scan_starts_only_for_a_score_command_it_can_read(tmp_path):
 
     lines = (Path(__file__).parent.parent / "jsoneval_polars" / "sample"
              / "gt.ndjson").read_bytes()
+    lines = b"".join(reversed(lines.splitlines(True)))  # not sorted: a file against itself
     (tmp_path / "a.ndjson").write_bytes(lines)
     (tmp_path / "array.json").write_text(json.dumps([{"doc_id": "1"}], indent=1))
     (tmp_path / "a.ndjson.gz").write_bytes(gzip.compress(lines))

@@ -1,0 +1,172 @@
+"""The files driver's pass over sorted files (sorted_pass.py, DECISIONS 132): files with the
+same increasing ids are scored without the scan, and wherever that order breaks (a duplicate,
+a missing id, a line out of order, a blank or broken line, one file longer than the other)
+the run still equals a whole-dataset evaluate(), the error rows included; the pass only
+changes how far the scan has to read.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from test_stream import assert_same_files_run
+
+from jsoneval_polars import cli, evaluate, load_config, pair_plan, sorted_pass, stream
+from jsoneval_polars.batch_threads import balanced_batch_size
+from jsoneval_polars.native import _native
+from jsoneval_polars.stream import score_files
+
+SAMPLE = Path(str(resources.files("jsoneval_polars.sample")))
+CONFIG = load_config(SAMPLE / "config.json")
+
+
+def sorted_lines() -> tuple[list[str], list[str]]:
+    """The sample's records of the ids both sides hold, both in the order of their ids."""
+    def by_id(name: str) -> dict[str, str]:
+        lines = (SAMPLE / name).read_text().splitlines()
+        return {json.loads(line).get("doc_id"): line for line in lines if line.strip()}
+
+    gt, aio = by_id("gt.ndjson"), by_id("aio.ndjson")
+    ids = sorted(set(gt) & set(aio) - {None})
+    assert len(ids) > 290
+    return [gt[i] for i in ids], [aio[i] for i in ids]
+
+
+def _swap(lines: list[str], i: int, j: int) -> list[str]:
+    lines[i], lines[j] = lines[j], lines[i]
+    return lines
+
+
+#: how each case changes the sorted sides (gt, aio), at line 120 of about 300 unless it says
+BREAKS = {
+    "sorted": lambda g, a: (g, a),
+    "a later duplicate": lambda g, a: (g + [g[3]], a),
+    "a duplicate on both sides": lambda g, a: (g[:200] + [g[150]] + g[200:],
+                                               a[:200] + [a[150]] + a[200:]),
+    "an id the aio lacks": lambda g, a: (g, a[:120] + a[121:]),
+    "an id the gt lacks": lambda g, a: (g[:120] + g[121:], a),
+    "two lines swapped on one side": lambda g, a: (g, _swap(a, 120, 200)),
+    "two lines swapped on both sides": lambda g, a: (_swap(g, 120, 121), _swap(a, 120, 121)),
+    "a blank line": lambda g, a: (g[:120] + ["  "] + g[120:], a),
+    "a broken line": lambda g, a: (g[:120] + ["{broken"] + g[120:], a),
+    "a record without an id": lambda g, a: (g, a[:120] + ['{"total": 1}'] + a[120:]),
+    "an id that is a number": lambda g, a: (
+        g[:120] + ['{"doc_id": 7, "total": 1}'] + g[120:],
+        a[:120] + ['{"doc_id": 7.0, "total": 1}'] + a[120:]),
+    "a NaN the kernel leaves to Python": lambda g, a: (
+        g, a[:120] + [a[120].replace("{", '{"nan": NaN, ', 1)] + a[121:]),
+    "gt longer": lambda g, a: (g, a[:290]),
+    "aio longer": lambda g, a: (g[:290], a),
+    "an aio string root": lambda g, a: (g, a[:120] + ['"text"'] + a[121:]),
+    "an early id greater than a later one": lambda g, a: (
+        [g[300]] + g[:300] + g[301:], [a[300]] + a[:300] + a[301:]),
+}
+
+
+def write(tmp_path: Path, gt: list[str], aio: list[str], end: str = "\n") -> tuple[Path, Path]:
+    paths = tmp_path / "gt.ndjson", tmp_path / "aio.ndjson"
+    for path, lines in zip(paths, (gt, aio), strict=True):
+        path.write_bytes((end.join(lines) + end).encode())
+    return paths
+
+
+@pytest.mark.parametrize("case", list(BREAKS))
+def test_any_break_of_the_order_gives_the_whole_run(case, tmp_path, monkeypatch):
+    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 20_000)  # the rest in several scan ranges
+    gt, aio = write(tmp_path, *BREAKS[case](*sorted_lines()))
+    streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2, batch_size=16)
+    assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
+    parts = sorted(p.name for p in (tmp_path / "out" / "documents").glob("*.parquet"))
+    assert parts == [f"part-{n:06d}.parquet" for n in range(len(parts))]
+    assert ("scan" in streamed.timings) == (case != "sorted")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_repeat_across_a_batch_boundary_is_a_duplicate(workers, tmp_path, monkeypatch):
+    """Each batch holds on its own; the next one's first id against its last decides."""
+    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    gt, aio = sorted_lines()
+    size = balanced_batch_size(len(gt) + 1 - 5, 16, workers)
+    at = 5 + 7 * size  # the first line of the eighth batch after the probe
+    gt, aio = write(tmp_path, gt[:at] + [gt[at - 1]] + gt[at:], aio[:at] + [aio[at - 1]] + aio[at:])
+    streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=workers,
+                           batch_size=16)
+    assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
+    assert streamed.errors["line"].to_list() == [at + 1, at + 1]  # a duplicate on each side
+    assert len(list((tmp_path / "out" / "documents").glob("*.parquet"))) > 8
+
+
+def test_sorted_files_are_read_once(tmp_path, monkeypatch):
+    """No scan, no second read: each line is read by its batch, once."""
+    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    gt, aio = write(tmp_path, *sorted_lines())
+    reads = []
+    read_sorted = stream.read_sorted_pairs
+    monkeypatch.setattr(stream, "read_sorted_pairs",
+                        lambda plan, **kw: reads.append(plan.height) or read_sorted(plan, **kw))
+    monkeypatch.setattr(stream, "scan_range", None)  # called: a TypeError
+    streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2, batch_size=40)
+    assert sum(reads) == len(sorted_lines()[0]) and reads[0] == 5
+    assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
+
+
+def test_files_in_another_order_cost_one_small_batch(tmp_path, monkeypatch):
+    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    gt, aio = sorted_lines()
+    gt, aio = write(tmp_path, gt, aio[::-1])
+    reads = []
+    read_sorted = stream.read_sorted_pairs
+    monkeypatch.setattr(stream, "read_sorted_pairs",
+                        lambda plan, **kw: reads.append(plan.height) or read_sorted(plan, **kw))
+    streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2, batch_size=40)
+    assert reads == [5]
+    assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\n"])
+def test_a_bom_and_crlf_line_ends_are_read_as_the_scan_reads_them(end, tmp_path, monkeypatch):
+    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    gt, aio = sorted_lines()
+    gt, aio = write(tmp_path, ["\ufeff" + gt[0], *gt[1:]], aio, end)
+    streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, batch_size=40)
+    assert "scan" not in streamed.timings
+    assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
+
+
+def test_a_break_after_spilled_records_gives_the_whole_run(tmp_path, monkeypatch):
+    """The pass's records go to the pairing's buckets on disk like the scan's."""
+    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    monkeypatch.setattr(pair_plan, "BUCKET_RECORDS", 40)
+    gt, aio = write(tmp_path, *BREAKS["a later duplicate"](*sorted_lines()))
+    streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2, batch_size=16)
+    assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
+    assert "duplicate" in " ".join(streamed.errors["error"].to_list())
+
+
+def test_next_lines_cuts_lines_as_the_scan_does(tmp_path):
+    path = tmp_path / "f.ndjson"
+    long = "x" * (3 << 20)  # longer than the reader's first buffer
+    text = f'{{"a": 1}}\r\n{{"b": "{long}"}}\n{{"c": 3}}\n \n{{"d": 4}}'
+    path.write_text(text)
+    offsets, lengths, end = _native.next_lines(path, 0, 10)
+    assert [text[o:o + n] for o, n in zip(offsets, lengths, strict=True)] == text.split("\n")[:3]
+    assert end == text.index(" \n")  # stops before the blank line
+    offsets, lengths, end = _native.next_lines(path, end + 2, 10)
+    assert (offsets, lengths, end) == ([len(text) - 8], [8], len(text))  # no line end at the end
+    assert _native.next_lines(path, 0, 2)[2] == text.index('{"c"')
+
+
+def test_the_command_starts_no_early_scan_for_sorted_files(tmp_path):
+    gt, aio = write(tmp_path, *sorted_lines())
+    assert _native.sorted_start(gt, aio, "doc_id", 1 << 16)
+    argv = ["score", "--gt", str(gt), "--aio", str(aio), "--out", str(tmp_path / "o")]
+    assert cli.start_early_scan(argv) is None
+    gt, aio = write(tmp_path, sorted_lines()[0], sorted_lines()[1][::-1])
+    assert not _native.sorted_start(gt, aio, "doc_id", 1 << 16)
+    early = cli.start_early_scan(argv)
+    assert early is not None
+    early.close()

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .file_ranges import balanced_batch_size  # noqa: F401 -- the drivers' import
 from .scorers import Scorer, lexical_token_set, resolve_scorer
 
 if TYPE_CHECKING:
@@ -59,19 +60,6 @@ def batch_slices(plan: pl.DataFrame, size: int) -> Iterator[pl.DataFrame]:
     """The plan ``size`` rows at a time; one empty slice for an empty plan (its batch gives
     the run's tables their schemas)."""
     return (plan.slice(start, size) for start in range(0, max(plan.height, 1), size))
-
-
-def balanced_batch_size(n: int, batch_size: int, workers: int) -> int:
-    """At most ``batch_size``, with a number of batches that is a multiple of ``workers`` so
-    that no worker is left alone with the last batch (100k pairs on 2 workers: 6 batches of
-    16,667 rather than 5 of 20,000).
-
-    >>> balanced_batch_size(100_000, 20_000, 2), balanced_batch_size(10, 20_000, 2)
-    (16667, 5)
-    """
-    batches = -(-n // max(1, batch_size))
-    batches = max(workers, -(-batches // workers) * workers)
-    return max(1, -(-n // batches))
 
 
 @contextlib.contextmanager

@@ -30,7 +30,7 @@ from .exits import (
     EXIT_GATE, EXIT_INPUT, EXIT_OK, EXIT_PIPE, EXIT_USAGE, InputError, InputFileError,
     first_line, interrupted,
 )
-from .file_ranges import STREAM_BATCH_SIZE, EarlyScan, looks_like_ndjson
+from .file_ranges import STREAM_BATCH_SIZE, EarlyPass, EarlyScan, looks_like_ndjson
 from .gate import gate_failures, parse_gate
 
 # Polars, NumPy and pyarrow load when a command runs, not with its options: `jsoneval score`
@@ -149,6 +149,9 @@ def add_registered_commands(group: click.Group) -> click.Group:
 SAMPLE_FILES = ("gt.ndjson", "aio.ndjson", "config.json")
 #: bytes of each input whose ids decide that the files look sorted (start_early_scan)
 SORTED_START_BYTES = 1 << 16
+#: batches the early pass walks at most: about what one core walks while the libraries load
+#: (60 ms a 7,000-pair batch), and a few batches' columns in memory
+EARLY_BATCHES = 3
 
 
 def write_sample(directory: str | Path) -> list[Path]:
@@ -227,9 +230,11 @@ def _inputs(args: SimpleNamespace) -> tuple[str, str, Config]:
     return args.gt, args.aio, load_config(args.config) if args.config else parse_config(None)
 
 
-def start_early_scan(argv: list[str]) -> EarlyScan | None:
+def start_early_scan(argv: list[str]) -> EarlyScan | EarlyPass | None:
     """For ``jsoneval score`` with NDJSON inputs, the first pass over them started on threads
-    (:class:`file_ranges.EarlyScan`), to run while Polars, NumPy and pyarrow load; else None.
+    (:class:`file_ranges.EarlyScan`; for files that begin sorted, the first batches of the
+    pass over sorted files, :class:`file_ranges.EarlyPass`), to run while Polars, NumPy and
+    pyarrow load; else None.
     The options are read as the command reads them, and anything it would refuse starts
     nothing: the command then says what is wrong."""
     if argv[:1] != ["score"] or {"-h", "--help"} & set(argv):  # help prints as it parses
@@ -248,15 +253,19 @@ def start_early_scan(argv: list[str]) -> EarlyScan | None:
     if KERNEL != "native" or not files:
         return None
     id_field = args.id_field or config.id_field
-    # files the pass over sorted files will take (stream.py) need no scan unless it breaks
+    # files the pass over sorted files will take (stream.py) need no scan unless it breaks:
+    # its first batches are walked instead
     plain = not (args.gt_field or args.aio_field or args.meta or args.by or args.partition_by
                  or args.safety or args.anls or config.anls or config.confidence)
+    workers = args.workers or len(os.sched_getaffinity(0))
     with contextlib.suppress(OSError):
         if (plain and len(files) == 2 and id_field == config.id_field
                 and _native.sorted_start(gt, aio, id_field, SORTED_START_BYTES)):
-            return None
+            return EarlyPass({"gt": gt, "aio": aio}, id_field,
+                             config.empty_containers_are_null, args.batch_size, workers,
+                             EARLY_BATCHES)
     # a core is left to the thread loading the libraries
-    threads = max(1, (args.workers or len(os.sched_getaffinity(0))) - 1)
+    threads = max(1, workers - 1)
     return EarlyScan(files, id_field, threads)
 
 
@@ -440,7 +449,8 @@ def _names(text: str | None) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()] if text else []
 
 
-def main(argv: list[str] | None = None, early_scan: EarlyScan | None = None) -> int:
+def main(argv: list[str] | None = None,
+         early_scan: EarlyScan | EarlyPass | None = None) -> int:
     """Run the command line; returns the exit code (``jsoneval`` exits with it).
     ``early_scan``: the inputs' first pass :func:`start_early_scan` began."""
     command = add_registered_commands(app)

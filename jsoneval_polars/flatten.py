@@ -54,7 +54,7 @@ import polars as pl
 from .python_values import json_value
 from .values import TooDeep, canonical_container, canonical_float
 
-from .native import KERNEL, _native  # noqa: F401 -- flatten.KERNEL is what runs
+from .native import KERNEL, SEGMENT, _native  # noqa: F401 -- flatten.KERNEL is what runs
 
 LEAF_SCHEMA = {
     "doc": pl.UInt32,
@@ -351,9 +351,7 @@ def _array_text(value: list | tuple, where: str) -> str:
     return text
 
 
-#: Bytes per data buffer of the native kernel's string columns: Arrow string views address a
-#: buffer with 32-bit offsets. Tests make it small to cut strings across several buffers.
-_SEGMENT = 2**31 - 1
+_SEGMENT = SEGMENT  # native.SEGMENT, here for the tests to make small
 
 
 def flatten_native(
@@ -453,6 +451,7 @@ def flatten_texts(
     item_base: int = 0,
     lenient: bool = False,
     keep_id: bool = False,
+    walked: tuple | None = None,
 ) -> Flattened | None:
     """The tables of documents given as JSON text (None: no document), the root member ``skip``
     (the id field) left out, without building Python objects; None when the kernel declines
@@ -468,15 +467,18 @@ def flatten_texts(
     :attr:`Flattened.declined`, the others flattened (None only without the kernel).
     ``keep_id`` (spans only): the value of ``skip`` is a :attr:`Flattened.metadata` row named
     ``len(metadata)``, as the scan reads ids (a string, or an integer's decimal text; a
-    document with another value there is declined)."""
+    document with another value there is declined). ``walked``: the kernel's walk of these
+    texts with these options, already made (``file_ranges.EarlyPass``)."""
     if KERNEL != "native":
         return None
-    if keep_id and not isinstance(texts, TextSpans):
+    if keep_id and walked is None and not isinstance(texts, TextSpans):
         raise TypeError("keep_id reads spans of a file (TextSpans)")
     options = (skip, item_base, empty_containers_are_null, _SEGMENT)
     named = {"meta": list(metadata), "content": content, "text_content": text_content,
              "lenient": lenient}
-    if isinstance(texts, TextSpans):
+    if walked is not None:
+        tables, next_item, _, declined, code_blocks = walked
+    elif isinstance(texts, TextSpans):
         tables, next_item, _, declined, code_blocks = _native.flatten_spans(
             texts.buffer, texts.base, texts.offsets, texts.lengths, *options, **named,
             keep_id=keep_id)

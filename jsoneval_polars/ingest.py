@@ -1250,6 +1250,7 @@ def pairs_from_texts(
     in_python_also: Sequence[int] = (),
     own_metadata: Mapping[str, Mapping[str, pl.Series]] | None = None,
     ids_in_text: bool = False,
+    walked: tuple[tuple, tuple] | None = None,
 ) -> Pairs | None:
     """The pairs of a batch of paired JSON texts (``plan``: doc_id and per side its line,
     None where absent) flattened straight from their text, less the root member ``skip`` (an
@@ -1270,11 +1271,14 @@ def pairs_from_texts(
 
     ``ids_in_text`` (the pass over sorted files, stream.py): the plan has no doc_id; each
     pair's is the id member ``skip`` its two records hold, and when a record has none, or the
-    two differ, the result is None as well."""
+    two differ, the result is None as well. ``walked``: the kernel's walk of both sides'
+    texts with these options, already made (``file_ranges.EarlyPass``)."""
     options = {"skip": skip, "metadata": metadata,
                "empty_containers_are_null": empty_containers_are_null, "keep_id": ids_in_text}
     lenient = in_python is not None
-    gt = flatten_texts(texts["gt"], content=fields[0], lenient=lenient, **options)
+    walked = walked or (None, None)
+    gt = flatten_texts(texts["gt"], content=fields[0], lenient=lenient, walked=walked[0],
+                       **options)
     if gt is None:
         return None
     if ids_in_text:
@@ -1282,7 +1286,7 @@ def pairs_from_texts(
         if plan["doc_id"].null_count():
             return None
     aio = flatten_texts(texts["aio"], item_base=gt.next_item, content=fields[1],
-                        text_content=True, lenient=lenient, **options)
+                        text_content=True, lenient=lenient, walked=walked[1], **options)
     if aio is None or ids_in_text and not plan["doc_id"].equals(
             _kept_ids(aio, len(metadata), plan.height)):
         return None
@@ -1651,15 +1655,19 @@ def read_pairs(
 
 
 def read_sorted_pairs(plan: pl.DataFrame, files: Mapping[str, str | Path], *, id_field: str,
-                      empty_containers_are_null: bool = False) -> Pairs | None:
+                      empty_containers_are_null: bool = False,
+                      walked: tuple[tuple, tuple] | None = None) -> Pairs | None:
     """The pairs of a batch of the pass over sorted files (:mod:`sorted_pass`): line i of one
     file with line i of the other (``plan``: per side line, offset and length), each pair's
     doc_id the id both its records hold, read as :func:`read_pairs` reads them; None when a
-    record has no id, the two differ, or the kernel declines a line."""
-    texts = {side: read_spans(files[side], plan[f"{side}_offset"], plan[f"{side}_length"])
+    record has no id, the two differ, or the kernel declines a line. ``walked``: both sides
+    as the command's early pass walked them (``file_ranges.EarlyPass``), not read again."""
+    texts = {side: None if walked else read_spans(files[side], plan[f"{side}_offset"],
+                                                  plan[f"{side}_length"])
              for side in ("gt", "aio")}
     return pairs_from_texts(plan, texts, id_field, empty_containers_are_null,
-                            {side: str(path) for side, path in files.items()}, ids_in_text=True)
+                            {side: str(path) for side, path in files.items()}, ids_in_text=True,
+                            walked=walked)
 
 
 def plan_ndjson(

@@ -28,3 +28,8 @@ except ImportError:  # the package imported from a source tree whose extension i
 #: JSONEVAL_PURE_PYTHON=1 or the extension is not built ("python"). Both give identical tables.
 KERNEL = ("python" if _native is None or os.environ.get("JSONEVAL_PURE_PYTHON") == "1"
           else "native")
+
+#: Bytes per data buffer of the native kernel's string columns: Arrow string views address a
+#: buffer with 32-bit offsets. Tests make it small (``flatten._SEGMENT``) to cut strings across
+#: several buffers.
+SEGMENT = 2**31 - 1

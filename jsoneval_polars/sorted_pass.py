@@ -16,15 +16,21 @@ pairs the pass did not (stream.py). The pass's records are each its id's first, 
 partner beside it, so nothing after them changes a pair it scored: a later record of one of
 their ids is that id's duplicate, as in any other order.
 
-The first batch is small (:data:`PROBE_LINES`) and the next is cut only after its verdict, so
-files in another order cost one small walk; files that stop being sorted later cost the
-batches in flight when it shows (at most ``2 × workers``), walked and not scored.
+``jsoneval score`` walks the first batches of files that begin sorted while its libraries load
+(:class:`file_ranges.EarlyPass`, on the core that is idle then); the pass takes each walk whose
+lines it cuts the same (DECISIONS 132).
+
+Before the first batch, the pass walks the first lines of both files (:data:`file_ranges.
+PROBE_LINES`) and goes on only if they hold, so files in another order cost one small walk;
+files that stop being sorted later cost the batches in flight when it shows (at most
+``2 × workers``), walked and not scored. The batches are those the scan's plan would cut.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,24 +38,20 @@ from typing import Any
 
 import polars as pl
 
+from . import file_ranges
 from .batch_threads import balanced_batch_size, in_order
+from .file_ranges import SIDES, Cut, LineCuts
 from .ingest import Pairs
-from .native import _native
-
-SIDES = ("gt", "aio")
-#: lines of each side in the pass's first batch, the one the others wait for (at most a
-#: batch)
-PROBE_LINES = 500
 
 
 @dataclass(frozen=True)
 class Chunk:
-    """A batch of the pass: ``plan`` has per side line, offset and length (no doc_id yet);
-    ``starts`` per side the (offset, line) of its first line."""
+    """A batch of the pass: its lines (``cut``) and ``plan``, per side line, offset and length
+    (no doc_id yet)."""
 
     number: int
+    cut: Cut
     plan: pl.DataFrame
-    starts: dict[str, tuple[int, int]]
 
 
 @dataclass(frozen=True)
@@ -86,44 +88,39 @@ class _Verdicts:
 
 def score_sorted(
     files: Mapping[str, str | Path], *, pool: Any, workers: int, batch_size: int,
-    expected: int, read: Callable[[pl.DataFrame], Pairs | None],
+    expected: int, read: Callable[[Chunk], Pairs | None],
     score: Callable[[int, Pairs, float], Any],
     scored: Callable[[Chunk, Any, pl.Series], None],
     sorted_files: Callable[[], None] = lambda: None,
 ) -> Passed:
     """Run the pass over ``files`` on ``pool``: ``read`` reads a chunk's pairs
-    (:func:`ingest.read_sorted_pairs`), ``score(number, pairs, read_seconds)`` scores and writes
-    a batch, ``scored(chunk, result, doc_ids)`` hears each scored batch in order on this thread;
-    ``sorted_files`` is called once the first batch holds. ``expected``: the lines expected of
-    each side, which size the batches as the scan's plan would be cut."""
+    (:func:`ingest.read_sorted_pairs`; the probe's is numbered -1), ``score(number, pairs,
+    read_seconds)`` scores and writes a batch, ``scored(chunk, result, doc_ids)`` hears each
+    scored batch in order on this thread; ``sorted_files`` is called once the probe holds.
+    ``expected``: the lines expected of each side, which size the batches as the scan's plan
+    would be cut."""
     verdicts = _Verdicts()
     task = _Task(read, score, verdicts)
-    size = balanced_batch_size(max(1, expected - PROBE_LINES), batch_size, workers)
+    # the batches the scan's plan of `expected` pairs would have (so small files give the
+    # same sums, bit for bit)
+    size = balanced_batch_size(expected, batch_size, workers)
     ends = {side: os.stat(files[side]).st_size for side in SIDES}
-    # per side the (offset, line) of the next line to cut
-    at = {side: (0, 1) for side in SIDES}
+    cuts = LineCuts(files)
     cut = {"batches": 0, "broken": None}
 
     def chunks() -> Iterator[Chunk]:
-        count = min(PROBE_LINES, size)
+        probe = LineCuts(files).next(min(file_ranges.PROBE_LINES, size))
+        if probe is None or _Task.ids(read(Chunk(-1, probe, _plan(probe)))) is None:
+            return
+        sorted_files()
         while cut["broken"] is None:
-            lines = {side: _native.next_lines(str(files[side]), at[side][0], count)
-                     for side in SIDES}
-            n = min(len(offsets) for offsets, _, _ in lines.values())
-            if n == 0:
+            lines = cuts.next(size)
+            if lines is None:
                 return
-            chunk = Chunk(cut["batches"], _plan(lines, at, n), dict(at))
-            for side, (offsets, lengths, end) in lines.items():
-                at[side] = (end if n == len(offsets) else offsets[n], at[side][1] + n)
+            yield Chunk(cut["batches"], lines, _plan(lines))
             cut["batches"] += 1
-            yield chunk
-            if chunk.number == 0:
-                if verdicts.wait(0) is None:
-                    return
-                sorted_files()
-            if any(len(offsets) < count for offsets, _, _ in lines.values()):
+            if lines.short:
                 return  # a blank line, or the end of a file
-            count = size
 
     n_pairs = 0
     for chunk, result in in_order(pool, task, chunks(), 2 * workers):
@@ -133,23 +130,22 @@ def score_sorted(
         n_pairs += chunk.plan.height
         scored(chunk, *result)
     broken = cut["broken"]
-    where = broken.starts if broken else at
+    where = broken.cut.starts if broken else cuts.at
     return Passed(next_line={side: line for side, (_, line) in where.items()},
                   offsets={side: offset for side, (offset, _) in where.items()},
                   n_pairs=n_pairs, batches=broken.number if broken else cut["batches"],
                   complete=broken is None and cut["batches"] > 0
-                  and all(at[s][0] >= ends[s] for s in SIDES))
+                  and all(cuts.at[s][0] >= ends[s] for s in SIDES))
 
 
-def _plan(lines: Mapping[str, tuple[list[int], list[int], int]],
-          at: Mapping[str, tuple[int, int]], n: int) -> pl.DataFrame:
-    """The first ``n`` lines of each side side by side."""
+def _plan(cut: Cut) -> pl.DataFrame:
+    """A cut's lines of each side side by side."""
     columns = {}
-    for side, (offsets, lengths, _) in lines.items():
-        first = at[side][1]
-        columns[f"{side}_line"] = pl.int_range(first, first + n, dtype=pl.Int64, eager=True)
-        columns[f"{side}_offset"] = pl.Series(offsets[:n], dtype=pl.Int64)
-        columns[f"{side}_length"] = pl.Series(lengths[:n], dtype=pl.Int64)
+    for side, (offsets, lengths) in cut.spans.items():
+        first = cut.starts[side][1]
+        columns[f"{side}_line"] = pl.int_range(first, first + cut.n, dtype=pl.Int64, eager=True)
+        columns[f"{side}_offset"] = pl.Series(offsets, dtype=pl.Int64)
+        columns[f"{side}_length"] = pl.Series(lengths, dtype=pl.Int64)
     return pl.DataFrame(columns)
 
 
@@ -157,19 +153,17 @@ def _plan(lines: Mapping[str, tuple[list[int], list[int], int]],
 class _Task:
     """One batch of the pass on a thread: read, judged, and scored only if it holds."""
 
-    read: Callable[[pl.DataFrame], Pairs | None]
+    read: Callable[[Chunk], Pairs | None]
     score: Callable[[int, Pairs, float], Any]
     verdicts: _Verdicts
 
     def __call__(self, number: int, chunk: Chunk) -> tuple[Any, pl.Series] | None:
-        import time
-
         t = time.perf_counter()
         last = pairs = None
         try:
-            pairs = self.read(chunk.plan)
-            ids = None if pairs is None else pairs.table["doc_id"]
-            if ids is not None and (ids.tail(-1) > ids.head(-1)).all():
+            pairs = self.read(chunk)
+            ids = self.ids(pairs)
+            if ids is not None:
                 before = self.verdicts.wait(number - 1) if number else None
                 if number == 0 or before is not None and ids[0] > before:
                     last = ids[-1]
@@ -178,3 +172,10 @@ class _Task:
         if last is None:
             return None
         return self.score(number, pairs, time.perf_counter() - t), ids
+
+    @staticmethod
+    def ids(pairs: Pairs | None) -> pl.Series | None:
+        """A batch's doc_ids when both sides held the same ones, each greater than the one
+        before; else None."""
+        ids = None if pairs is None else pairs.table["doc_id"]
+        return ids if ids is not None and (ids.tail(-1) > ids.head(-1)).all() else None

@@ -55,7 +55,10 @@ from .compressed import plain_copies, with_names
 from .config import Config, parse_config
 from .core import Clock, collector_paused, needs_documents, score_batch
 from .counts import RunState, merge_states, run_state
-from .file_ranges import CHUNK_BYTES, STREAM_BATCH_SIZE, EarlyScan, byte_ranges
+from .file_ranges import (
+    CHUNK_BYTES, STREAM_BATCH_SIZE, EarlyPass, EarlyScan, byte_ranges, expected_lines,
+)
+from . import flatten
 from .flatten import KERNEL
 from .ingest import (
     SCAN_SCHEMA,
@@ -85,8 +88,6 @@ from .schemas import ERRORS
 from .scorers import Scorer
 from .sorted_pass import Chunk, Passed, score_sorted
 
-# bytes of an NDJSON file whose line ends estimate its lines (_expected_lines)
-LINES_SAMPLE = 1 << 20
 
 
 def score_files(
@@ -109,7 +110,7 @@ def score_files(
     bootstrap: int | None = None,
     seed: int | None = None,
     confidence: Any = None,
-    early_scan: EarlyScan | None = None,
+    early_scan: EarlyScan | EarlyPass | None = None,
 ) -> ResultTables:
     """Score two NDJSON files (or JSON arrays of records, or pretty-printed objects) into the
     results directory ``out`` (layout.py) and open it.
@@ -124,7 +125,8 @@ def score_files(
     wrote; ``confidence`` adds the
     ``calibration`` table as in :func:`evaluate`, from the ``fields`` parts. ``early_scan``:
     ranges of these files read before the call (the command's :class:`file_ranges.EarlyScan`),
-    taken instead of reading them again.
+    taken instead of reading them again, or for sorted files the first batches walked before
+    it (:class:`file_ranges.EarlyPass`).
     """
     cfg = parse_config(config)
     check_confidence_sources(cfg, confidence)
@@ -176,7 +178,7 @@ def score_files(
         if (native and KERNEL == "native" and id_field == cfg.id_field and not metadata
                 and safety_table is None and gt_field is None and aio_field is None
                 and all(text_kind(files[side]) == "ndjson" for side in SIDES)):
-            count["pairs"] = max(_expected_lines(files[side]) for side in SIDES)
+            count["pairs"] = max(expected_lines(files[side]) for side in SIDES)
             pairing.expect(count["pairs"])
             clock.start("score")
 
@@ -185,13 +187,24 @@ def score_files(
                     pairing.add(side, _pass_records(chunk.plan, side, doc_ids))
                 scored(chunk.plan.height, result)
 
+            # the command's early pass walked the first batches while the libraries loaded
+            early = early_scan if isinstance(early_scan, EarlyPass) and early_scan.matches(
+                files, (id_field, cfg.empty_containers_are_null, flatten._SEGMENT)) else None
+            if early is not None:
+                early.stop()
+
+            def read_sorted(chunk: Chunk) -> Pairs | None:
+                return read_sorted_pairs(
+                    chunk.plan, files, id_field=id_field,
+                    empty_containers_are_null=cfg.empty_containers_are_null,
+                    walked=early.take(chunk.number, chunk.cut)
+                    if early and chunk.number >= 0 else None)
+
             passed = score_sorted(
                 files, pool=pool, workers=workers, batch_size=batch_size,
-                expected=count["pairs"],
-                read=functools.partial(read_sorted_pairs, files=files, id_field=id_field,
-                                       empty_containers_are_null=cfg.empty_containers_are_null),
-                score=score, scored=passed_batch,
-                sorted_files=early_scan.close if early_scan else lambda: None)
+                expected=count["pairs"], read=read_sorted, score=score, scored=passed_batch,
+                sorted_files=early_scan.close if isinstance(early_scan, EarlyScan)
+                else lambda: None)
             clock.lap("sorted_pass")
         if passed is not None and passed.complete:
             n_read = dict(pairing.n_records)
@@ -200,7 +213,8 @@ def score_files(
             n_read = _scan_and_score(
                 files, fields, pairing, passed, pool=pool, workers=workers,
                 batch_size=batch_size, id_field=id_field, strict=strict,
-                early_scan=early_scan, safety_table=safety_table, task=task, scored=scored,
+                early_scan=early_scan if isinstance(early_scan, EarlyScan) else None,
+                safety_table=safety_table, task=task, scored=scored,
                 states=states, error_parts=error_parts, clock=clock, count=count)
         t = time.perf_counter()
         _finish_run(writer, states, error_parts, cfg, metadata=metadata, by=by,
@@ -248,7 +262,7 @@ def _scan_and_score(
         # the buckets are sized before the first range is added: by the lines expected of an
         # NDJSON side, and the records of an array or objects (waited for only now, so that
         # an NDJSON side's ranges are scanned meanwhile)
-        pairing.expect(max([_expected_lines(files[side]) for side in SIDES
+        pairing.expect(max([expected_lines(files[side]) for side in SIDES
                             if side not in whole_scans]
                            + [future.result()[0].height for future in whole_scans.values()]))
     rows: list[dict] = []
@@ -453,18 +467,6 @@ def _safety_table(safety: Any) -> pl.DataFrame | None:
                          f"a callable; got {type(safety).__name__}")
     check_safety_columns(safety)
     return safety.select(pl.col("doc_id").cast(pl.String), pl.col("safety").alias("_safety"))
-
-
-def _expected_lines(path: Path) -> int:
-    """The lines of an NDJSON file, as its first :data:`LINES_SAMPLE` bytes have them: exact
-    for a file no larger; beyond, an estimate, which sizes the pairing's buckets (memory, not
-    results) without a pass over the file before its ranges are scanned (DECISIONS 121)."""
-    total = path.stat().st_size
-    with open(path, "rb") as f:
-        head = f.read(LINES_SAMPLE)
-    if len(head) >= total:
-        return head.count(b"\n") + (not head.endswith(b"\n") and bool(head))
-    return -(-(head.count(b"\n") + 1) * total // len(head))
 
 
 def _score_plan(number: int, plan: pl.DataFrame, *, read: Callable[[pl.DataFrame], Pairs],

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from test_stream import assert_same_files_run
 
-from jsoneval_polars import cli, evaluate, load_config, pair_plan, sorted_pass, stream
+from jsoneval_polars import (
+    cli, evaluate, file_ranges, ingest, load_config, pair_plan, stream,
+)
 from jsoneval_polars.batch_threads import balanced_batch_size
 from jsoneval_polars.native import _native
 from jsoneval_polars.stream import score_files
@@ -75,7 +77,7 @@ def write(tmp_path: Path, gt: list[str], aio: list[str], end: str = "\n") -> tup
 
 @pytest.mark.parametrize("case", list(BREAKS))
 def test_any_break_of_the_order_gives_the_whole_run(case, tmp_path, monkeypatch):
-    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    monkeypatch.setattr(file_ranges, "PROBE_LINES", 5)
     monkeypatch.setattr(stream, "CHUNK_BYTES", 20_000)  # the rest in several scan ranges
     gt, aio = write(tmp_path, *BREAKS[case](*sorted_lines()))
     streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2, batch_size=16)
@@ -88,10 +90,10 @@ def test_any_break_of_the_order_gives_the_whole_run(case, tmp_path, monkeypatch)
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_repeat_across_a_batch_boundary_is_a_duplicate(workers, tmp_path, monkeypatch):
     """Each batch holds on its own; the next one's first id against its last decides."""
-    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    monkeypatch.setattr(file_ranges, "PROBE_LINES", 5)
     gt, aio = sorted_lines()
-    size = balanced_batch_size(len(gt) + 1 - 5, 16, workers)
-    at = 5 + 7 * size  # the first line of the eighth batch after the probe
+    size = balanced_batch_size(len(gt) + 1, 16, workers)
+    at = 7 * size  # the first line of the eighth batch
     gt, aio = write(tmp_path, gt[:at] + [gt[at - 1]] + gt[at:], aio[:at] + [aio[at - 1]] + aio[at:])
     streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=workers,
                            batch_size=16)
@@ -102,26 +104,26 @@ def test_a_repeat_across_a_batch_boundary_is_a_duplicate(workers, tmp_path, monk
 
 def test_sorted_files_are_read_once(tmp_path, monkeypatch):
     """No scan, no second read: each line is read by its batch, once."""
-    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    monkeypatch.setattr(file_ranges, "PROBE_LINES", 5)
     gt, aio = write(tmp_path, *sorted_lines())
     reads = []
     read_sorted = stream.read_sorted_pairs
-    monkeypatch.setattr(stream, "read_sorted_pairs",
-                        lambda plan, **kw: reads.append(plan.height) or read_sorted(plan, **kw))
+    monkeypatch.setattr(stream, "read_sorted_pairs", lambda plan, *a, **kw: reads.append(
+        plan.height) or read_sorted(plan, *a, **kw))
     monkeypatch.setattr(stream, "scan_range", None)  # called: a TypeError
     streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2, batch_size=40)
-    assert sum(reads) == len(sorted_lines()[0]) and reads[0] == 5
+    assert reads[0] == 5 and sum(reads) == 5 + len(sorted_lines()[0])  # the probe, the batches
     assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
 
 
 def test_files_in_another_order_cost_one_small_batch(tmp_path, monkeypatch):
-    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    monkeypatch.setattr(file_ranges, "PROBE_LINES", 5)
     gt, aio = sorted_lines()
     gt, aio = write(tmp_path, gt, aio[::-1])
     reads = []
     read_sorted = stream.read_sorted_pairs
-    monkeypatch.setattr(stream, "read_sorted_pairs",
-                        lambda plan, **kw: reads.append(plan.height) or read_sorted(plan, **kw))
+    monkeypatch.setattr(stream, "read_sorted_pairs", lambda plan, *a, **kw: reads.append(
+        plan.height) or read_sorted(plan, *a, **kw))
     streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2, batch_size=40)
     assert reads == [5]
     assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
@@ -129,7 +131,7 @@ def test_files_in_another_order_cost_one_small_batch(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("end", ["\r\n", "\n"])
 def test_a_bom_and_crlf_line_ends_are_read_as_the_scan_reads_them(end, tmp_path, monkeypatch):
-    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    monkeypatch.setattr(file_ranges, "PROBE_LINES", 5)
     gt, aio = sorted_lines()
     gt, aio = write(tmp_path, ["\ufeff" + gt[0], *gt[1:]], aio, end)
     streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, batch_size=40)
@@ -139,7 +141,7 @@ def test_a_bom_and_crlf_line_ends_are_read_as_the_scan_reads_them(end, tmp_path,
 
 def test_a_break_after_spilled_records_gives_the_whole_run(tmp_path, monkeypatch):
     """The pass's records go to the pairing's buckets on disk like the scan's."""
-    monkeypatch.setattr(sorted_pass, "PROBE_LINES", 5)
+    monkeypatch.setattr(file_ranges, "PROBE_LINES", 5)
     monkeypatch.setattr(pair_plan, "BUCKET_RECORDS", 40)
     gt, aio = write(tmp_path, *BREAKS["a later duplicate"](*sorted_lines()))
     streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2, batch_size=16)
@@ -160,13 +162,58 @@ def test_next_lines_cuts_lines_as_the_scan_does(tmp_path):
     assert _native.next_lines(path, 0, 2)[2] == text.index('{"c"')
 
 
-def test_the_command_starts_no_early_scan_for_sorted_files(tmp_path):
+def test_the_command_walks_the_first_batches_of_sorted_files_early(tmp_path):
+    """Files that begin sorted get an early pass, not an early scan; others the scan."""
     gt, aio = write(tmp_path, *sorted_lines())
     assert _native.sorted_start(gt, aio, "doc_id", 1 << 16)
     argv = ["score", "--gt", str(gt), "--aio", str(aio), "--out", str(tmp_path / "o")]
-    assert cli.start_early_scan(argv) is None
+    early = cli.start_early_scan(argv)
+    assert isinstance(early, file_ranges.EarlyPass)
+    early.close()
     gt, aio = write(tmp_path, sorted_lines()[0], sorted_lines()[1][::-1])
     assert not _native.sorted_start(gt, aio, "doc_id", 1 << 16)
     early = cli.start_early_scan(argv)
-    assert early is not None
+    assert isinstance(early, file_ranges.EarlyScan)
     early.close()
+
+
+@pytest.mark.parametrize("case", ["sorted", "a later duplicate", "two lines swapped on one side"])
+def test_a_run_takes_the_batches_the_early_pass_walked(case, tmp_path, monkeypatch):
+    """The run reads none of the lines the early pass walked, and gives the same tables."""
+    monkeypatch.setattr(file_ranges, "PROBE_LINES", 5)
+    gt, aio = write(tmp_path, *BREAKS[case](*sorted_lines()))
+    early = file_ranges.EarlyPass({"gt": gt, "aio": aio}, "doc_id", False, 16, 2, batches=3)
+    with early._changed:  # as when the libraries take longer to load than the three walks
+        assert early._changed.wait_for(lambda: early._ended, timeout=60)
+    first = []  # (file, first offset) of each batch a run reads
+    read_spans = ingest.read_spans
+    monkeypatch.setattr(ingest, "read_spans", lambda path, offsets, lengths: first.append(
+        (str(path), offsets[0], len(offsets))) or read_spans(path, offsets, lengths))
+    streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2, batch_size=16,
+                           early_scan=early)
+    early.close()
+    monkeypatch.undo()
+    walked = 3 * balanced_batch_size(len(gt.read_text().splitlines()), 16, 2)
+    for path in (gt, aio):  # the probe's five lines read, the first three batches not again
+        after = len("\n".join(path.read_text().split("\n")[:walked])) + 1
+        reads = [(offset, n) for name, offset, n in first if name == str(path)]
+        assert reads[0] == (0, 5) and all(offset >= after for offset, _ in reads[1:])
+        assert len(reads) > 1  # the later batches, read by the run
+    assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
+
+
+def test_an_early_pass_of_another_reading_is_not_taken(tmp_path, monkeypatch):
+    monkeypatch.setattr(file_ranges, "PROBE_LINES", 5)
+    gt, aio = write(tmp_path, *sorted_lines())
+    early = file_ranges.EarlyPass({"gt": gt, "aio": aio}, "doc_id", True, 16, 2, batches=3)
+    assert not early.matches({"gt": gt, "aio": aio}, ("doc_id", False, file_ranges_segment()))
+    streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2, batch_size=16,
+                           early_scan=early)
+    early.close()
+    assert_same_files_run(evaluate(gt, aio, config=CONFIG), streamed)
+
+
+def file_ranges_segment() -> int:
+    from jsoneval_polars import flatten
+
+    return flatten._SEGMENT

@@ -317,10 +317,10 @@ def test_expected_lines_are_exact_up_to_the_sample(tmp_path, monkeypatch):
     path = tmp_path / "f.ndjson"
     for text, n in [(b"", 0), (b"{}", 1), (b"{}\n", 1), (b"{}\n\n{}", 3), (b"a\nb\n", 2)]:
         path.write_bytes(text)
-        assert stream._expected_lines(path) == n
+        assert file_ranges.expected_lines(path) == n
     path.write_bytes((b"y" * 99 + b"\n") * 1000)
-    monkeypatch.setattr(stream, "LINES_SAMPLE", 10_000)
-    assert 1000 <= stream._expected_lines(path) <= 1010
+    monkeypatch.setattr(file_ranges, "LINES_SAMPLE", 10_000)
+    assert 1000 <= file_ranges.expected_lines(path) <= 1010
 
 
 def test_table_inputs_are_scored_a_batch_at_a_time(tmp_path, monkeypatch):

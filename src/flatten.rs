@@ -989,15 +989,7 @@ mod tests {
             ..ID
         };
         let c = flatten_json_lenient(&texts, &how, 0, 1 << 31, 1);
-        let rows: Vec<(u32, u32, String)> = (0..c.meta_doc.len())
-            .map(|i| {
-                (
-                    c.meta_doc[i],
-                    c.meta_name[i],
-                    text_of(&c, c.meta_text[i], true),
-                )
-            })
-            .collect();
+        let rows = meta_rows(&c);
         let want = [
             (0, 0, "a\u{e9}".to_string()),
             (1, 0, "0".to_string()),
@@ -1007,6 +999,19 @@ mod tests {
         assert_eq!(c.declined, [4, 5]); // a number with a fraction, a null: the scan's
         let suffixes: Vec<String> = c.suffix.iter().map(|v| text_of(&c, *v, false)).collect();
         assert_eq!(suffixes, ["x", "x", "x"]); // the id is still no content
+    }
+
+    /// The metadata rows: (doc, name, text).
+    fn meta_rows(c: &Columns) -> Vec<(u32, u32, String)> {
+        (0..c.meta_doc.len())
+            .map(|i| {
+                (
+                    c.meta_doc[i],
+                    c.meta_name[i],
+                    text_of(c, c.meta_text[i], true),
+                )
+            })
+            .collect()
     }
 
     fn text_of(c: &Columns, view: u128, texts: bool) -> String {
@@ -1126,15 +1131,7 @@ mod tests {
         .unwrap();
         let suffixes: Vec<String> = c.suffix.iter().map(|v| text_of(&c, *v, false)).collect();
         assert_eq!(suffixes, ["a"]); // metadata is not content
-        let rows: Vec<(u32, u32, String)> = (0..c.meta_doc.len())
-            .map(|i| {
-                (
-                    c.meta_doc[i],
-                    c.meta_name[i],
-                    text_of(&c, c.meta_text[i], true),
-                )
-            })
-            .collect();
+        let rows = meta_rows(&c);
         let want = [
             (0, 0, "GPT-4o  Mini"),
             (0, 1, "0.7"),

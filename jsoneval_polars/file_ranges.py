@@ -68,8 +68,6 @@ def balanced_batch_size(n: int, batch_size: int, workers: int) -> int:
     return max(1, -(-n // batches))
 
 
-
-
 def expected_lines(path: str | Path) -> int:
     """The lines of an NDJSON file, as its first :data:`LINES_SAMPLE` bytes have them: exact
     for a file no larger; beyond, an estimate, which sizes the pairing's buckets (memory, not
@@ -263,10 +261,10 @@ class EarlyPass:
             self._stop = True
 
     def matches(self, files: Mapping[str, str | Path], reading: tuple) -> bool:
-        """Whether these are the files it walks, unchanged, read the same way."""
+        """Whether these are the files it walks (the same device, inode, size and time, by
+        whatever path), unchanged, read the same way."""
         return reading == self.reading and all(
-            str(files[side]) == self._files[side] and _file_key(files[side]) == self._keys[side]
-            for side in SIDES)
+            _file_key(files[side]) == self._keys[side] for side in SIDES)
 
     def take(self, number: int, cut: Cut) -> tuple[tuple, tuple] | None:
         """Batch ``number``'s walk (GT, AIO), once, if it walked the same lines; waits while

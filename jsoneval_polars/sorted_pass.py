@@ -16,14 +16,14 @@ pairs the pass did not (stream.py). The pass's records are each its id's first, 
 partner beside it, so nothing after them changes a pair it scored: a later record of one of
 their ids is that id's duplicate, as in any other order.
 
-``jsoneval score`` walks the first batches of files that begin sorted while its libraries load
-(:class:`file_ranges.EarlyPass`, on the core that is idle then); the pass takes each walk whose
-lines it cuts the same (DECISIONS 132).
-
 Before the first batch, the pass walks the first lines of both files (:data:`file_ranges.
 PROBE_LINES`) and goes on only if they hold, so files in another order cost one small walk;
 files that stop being sorted later cost the batches in flight when it shows (at most
 ``2 × workers``), walked and not scored. The batches are those the scan's plan would cut.
+
+``jsoneval score`` walks the first batches of files that begin sorted while its libraries load
+(:class:`file_ranges.EarlyPass`, on the core that is idle then); the pass takes each walk whose
+lines it cuts the same (DECISIONS 132).
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ class _Task:
             ids = self.ids(pairs)
             if ids is not None:
                 before = self.verdicts.wait(number - 1) if number else None
-                if number == 0 or before is not None and ids[0] > before:
+                if number == 0 or (before is not None and ids[0] > before):
                     last = ids[-1]
         finally:  # an error too is a verdict, so no batch waits for ever
             self.verdicts.give(number, last)

@@ -45,6 +45,7 @@ from typing import Any
 
 import polars as pl
 
+from . import flatten
 from .batch_threads import (
     balanced_batch_size, batch_slices, batch_threads, check_batching, in_order,
     thread_pool, threads_for,
@@ -58,7 +59,6 @@ from .counts import RunState, merge_states, run_state
 from .file_ranges import (
     CHUNK_BYTES, STREAM_BATCH_SIZE, EarlyPass, EarlyScan, byte_ranges, expected_lines,
 )
-from . import flatten
 from .flatten import KERNEL
 from .ingest import (
     SCAN_SCHEMA,
@@ -87,7 +87,6 @@ from .results import ResultTables, read_results
 from .schemas import ERRORS
 from .scorers import Scorer
 from .sorted_pass import Chunk, Passed, score_sorted
-
 
 
 def score_files(
@@ -238,7 +237,7 @@ def _scan_and_score(
     the plan): scan, pair, then score the plan's batches (``count["pairs"]``: the pairs in
     all). Returns the records read per side."""
     clock.start("scan")
-    start = {side: passed.offsets[side] if passed else 0 for side in SIDES}
+    first_byte = {side: passed.offsets[side] if passed else 0 for side in SIDES}
     # an NDJSON file is scanned in byte ranges on every thread; a JSON array or
     # pretty-printed objects by one thread from its start (where a record ends is known
     # only from there)
@@ -246,7 +245,7 @@ def _scan_and_score(
                                      fields[side], strict)
                    for side in SIDES if text_kind(files[side]) != "ndjson"}
     chunks = {side: [] if side in whole_scans else byte_ranges(files[side], CHUNK_BYTES,
-                                                               start[side])
+                                                               first_byte[side])
               for side in SIDES}
     # submitted alternately and taken in that order, so that finished ranges do not wait
     # long; each side's ranges reach the plan in line order, numbered as they come

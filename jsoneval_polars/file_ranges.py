@@ -117,6 +117,28 @@ class LineCuts:
         return cut
 
 
+def walk_lines(files: Mapping[str, str | Path], cut: Cut, reading: tuple) -> tuple[tuple, tuple]:
+    """Both sides of a cut as the pass over sorted files reads them, by the native kernel
+    (``_native.flatten_spans``): each line's id kept, the AIO's items numbered after the GT's
+    and its content read as a model's answer may hold it. ``reading``: the id field, whether
+    empty containers are null, and the bytes of a string buffer. The run's batches and the
+    command's early pass (:class:`EarlyPass`) both walk this way."""
+    from .native import _native
+
+    id_field, empty_containers_are_null, segment = reading
+    walked, item_base = [], 0
+    for side in SIDES:
+        offsets, lengths = cut.spans[side]
+        with open(files[side], "rb") as f:  # a cut's lines are one range of the file
+            buffer = os.pread(f.fileno(), offsets[-1] + lengths[-1] - offsets[0], offsets[0])
+        walked.append(_native.flatten_spans(
+            buffer, offsets[0], offsets, lengths, id_field, item_base,
+            empty_containers_are_null, segment, meta=[], content=None,
+            text_content=side == "aio", lenient=False, keep_id=True))
+        item_base = walked[-1][1]
+    return walked[0], walked[1]
+
+
 @dataclass(frozen=True)
 class RangeRead:
     """One byte range of an NDJSON file as the native kernel read it (``_native.scan_range``):
@@ -197,10 +219,9 @@ class EarlyPass:
     """The first batches of the pass over sorted files cut and walked on a thread of its own
     from the moment it is made (``jsoneval score`` makes one, instead of an :class:`EarlyScan`,
     for files that begin with the same increasing ids, while Polars, NumPy and pyarrow load
-    on the other core): each batch's two sides as ``_native.flatten_spans`` returns them, as
-    :func:`ingest.read_sorted_pairs` would walk them. A run takes a batch's walk
-    (:meth:`take`) only for the same files, unchanged since, the same reading and the same
-    lines; anything else costs the walk, never a result."""
+    on the other core): each batch's two sides as :func:`walk_lines` returns them. A run
+    takes a batch's walk (:meth:`take`) only for the same files, unchanged since, the same
+    reading and the same lines; anything else costs the walk, never a result."""
 
     def __init__(self, files: Mapping[str, str | Path], id_field: str,
                  empty_containers_are_null: bool, batch_size: int, workers: int,
@@ -225,7 +246,7 @@ class EarlyPass:
                 cut = None if self._stop else cuts.next(self._size)
                 if cut is None:
                     return
-                walked = self._walk(cut)
+                walked = walk_lines(self._files, cut, self.reading)
                 with self._changed:
                     self._walked[number] = (cut, walked)
                     self._changed.notify_all()
@@ -235,25 +256,6 @@ class EarlyPass:
             with self._changed:
                 self._ended = True
                 self._changed.notify_all()
-
-    def _walk(self, cut: Cut) -> tuple[tuple, tuple]:
-        """Both sides of a batch as ``flatten_texts`` walks them for the pass (the AIO's
-        items numbered after the GT's)."""
-        from .native import _native
-
-        id_field, empty_containers_are_null, segment = self.reading
-        walked, item_base = [], 0
-        for side in SIDES:
-            offsets, lengths = cut.spans[side]
-            lo = offsets[0]
-            with open(self._files[side], "rb") as f:
-                buffer = os.pread(f.fileno(), offsets[-1] + lengths[-1] - lo, lo)
-            walked.append(_native.flatten_spans(
-                buffer, lo, offsets, lengths, id_field, item_base, empty_containers_are_null,
-                segment, meta=[], content=None, text_content=side == "aio", lenient=False,
-                keep_id=True))
-            item_base = walked[-1][1]
-        return walked[0], walked[1]
 
     def stop(self) -> None:
         """Walk no batch after the one under way (the run's threads take over)."""

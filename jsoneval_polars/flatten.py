@@ -450,7 +450,6 @@ def flatten_texts(
     empty_containers_are_null: bool = False,
     item_base: int = 0,
     lenient: bool = False,
-    keep_id: bool = False,
     walked: tuple | None = None,
 ) -> Flattened | None:
     """The tables of documents given as JSON text (None: no document), the root member ``skip``
@@ -465,14 +464,10 @@ def flatten_texts(
     SPEC §8's extraction).
     ``lenient``: the documents the kernel declines are left out and listed in
     :attr:`Flattened.declined`, the others flattened (None only without the kernel).
-    ``keep_id`` (spans only): the value of ``skip`` is a :attr:`Flattened.metadata` row named
-    ``len(metadata)``, as the scan reads ids (a string, or an integer's decimal text; a
-    document with another value there is declined). ``walked``: the kernel's walk of these
-    texts with these options, already made (``file_ranges.EarlyPass``)."""
+    ``walked``: the kernel's walk of these texts with these options, already made
+    (``file_ranges.walk_lines``)."""
     if KERNEL != "native":
         return None
-    if keep_id and walked is None and not isinstance(texts, TextSpans):
-        raise TypeError("keep_id reads spans of a file (TextSpans)")
     options = (skip, item_base, empty_containers_are_null, _SEGMENT)
     named = {"meta": list(metadata), "content": content, "text_content": text_content,
              "lenient": lenient}
@@ -480,8 +475,7 @@ def flatten_texts(
         tables, next_item, _, declined, code_blocks = walked
     elif isinstance(texts, TextSpans):
         tables, next_item, _, declined, code_blocks = _native.flatten_spans(
-            texts.buffer, texts.base, texts.offsets, texts.lengths, *options, **named,
-            keep_id=keep_id)
+            texts.buffer, texts.base, texts.offsets, texts.lengths, *options, **named)
     else:
         tables, next_item, _, declined, code_blocks = _native.flatten_json(
             texts if isinstance(texts, list) else list(texts), *options, **named)

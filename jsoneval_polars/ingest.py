@@ -1269,12 +1269,14 @@ def pairs_from_texts(
     AIO text that is one whole, status ``json``, or whose fenced block is, ``code_block``):
     :func:`build_pairs` would find nothing to report, so the table is its table.
 
-    ``ids_in_text`` (the pass over sorted files, stream.py): the plan has no doc_id; each
-    pair's is the id member ``skip`` its two records hold, and when a record has none, or the
-    two differ, the result is None as well. ``walked``: the kernel's walk of both sides'
-    texts with these options, already made (``file_ranges.EarlyPass``)."""
+    ``walked``: the kernel's walk of both sides' texts with these options, already made.
+    ``ids_in_text`` (the pass over sorted files, stream.py; its walk, ``file_ranges.walk_lines``,
+    kept the ids): the plan has no doc_id; each pair's is the id member ``skip`` its two
+    records hold, and when a record has none, or the two differ, the result is None as well."""
+    if ids_in_text and walked is None:
+        raise TypeError("ids_in_text reads the ids a walk kept (file_ranges.walk_lines)")
     options = {"skip": skip, "metadata": metadata,
-               "empty_containers_are_null": empty_containers_are_null, "keep_id": ids_in_text}
+               "empty_containers_are_null": empty_containers_are_null}
     lenient = in_python is not None
     walked = walked or (None, None)
     gt = flatten_texts(texts["gt"], content=fields[0], lenient=lenient, walked=walked[0],
@@ -1287,8 +1289,8 @@ def pairs_from_texts(
             return None
     aio = flatten_texts(texts["aio"], item_base=gt.next_item, content=fields[1],
                         text_content=True, lenient=lenient, walked=walked[1], **options)
-    if aio is None or ids_in_text and not plan["doc_id"].equals(
-            _kept_ids(aio, len(metadata), plan.height)):
+    if aio is None or (ids_in_text and not plan["doc_id"].equals(
+            _kept_ids(aio, len(metadata), plan.height))):
         return None
     present = {side: plan[f"{side}_line"].is_not_null() for side in ("gt", "aio")}
     status = pl.select(
@@ -1316,7 +1318,7 @@ def pairs_from_texts(
 
 
 def _kept_ids(flat: Flattened, name: int, n: int) -> pl.Series:
-    """The doc_id of each of ``n`` documents a walk kept (flatten_texts' ``keep_id``: the
+    """The doc_id of each of ``n`` documents a walk kept (``file_ranges.walk_lines``: the
     metadata rows named ``name``); null where a record has none."""
     rows = flat.metadata.filter(pl.col("name") == name)
     return pl.repeat(None, n, dtype=pl.String, eager=True).alias("doc_id").scatter(
@@ -1654,18 +1656,15 @@ def read_pairs(
     return in_python(plan)
 
 
-def read_sorted_pairs(plan: pl.DataFrame, files: Mapping[str, str | Path], *, id_field: str,
-                      empty_containers_are_null: bool = False,
-                      walked: tuple[tuple, tuple] | None = None) -> Pairs | None:
+def read_sorted_pairs(plan: pl.DataFrame, walked: tuple[tuple, tuple],
+                      files: Mapping[str, str | Path], *, id_field: str,
+                      empty_containers_are_null: bool = False) -> Pairs | None:
     """The pairs of a batch of the pass over sorted files (:mod:`sorted_pass`): line i of one
-    file with line i of the other (``plan``: per side line, offset and length), each pair's
-    doc_id the id both its records hold, read as :func:`read_pairs` reads them; None when a
-    record has no id, the two differ, or the kernel declines a line. ``walked``: both sides
-    as the command's early pass walked them (``file_ranges.EarlyPass``), not read again."""
-    texts = {side: None if walked else read_spans(files[side], plan[f"{side}_offset"],
-                                                  plan[f"{side}_length"])
-             for side in ("gt", "aio")}
-    return pairs_from_texts(plan, texts, id_field, empty_containers_are_null,
+    file with line i of the other (``plan``: per side line, offset and length; ``walked``:
+    both sides as ``file_ranges.walk_lines`` walks them), each pair's doc_id the id both its
+    records hold, as :func:`read_pairs` reads them; None when a record has no id, the two
+    differ, or the kernel declines a line."""
+    return pairs_from_texts(plan, {"gt": None, "aio": None}, id_field, empty_containers_are_null,
                             {side: str(path) for side, path in files.items()}, ids_in_text=True,
                             walked=walked)
 

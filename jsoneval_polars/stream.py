@@ -58,6 +58,7 @@ from .core import Clock, collector_paused, needs_documents, score_batch
 from .counts import RunState, merge_states, run_state
 from .file_ranges import (
     CHUNK_BYTES, STREAM_BATCH_SIZE, EarlyPass, EarlyScan, byte_ranges, expected_lines,
+    walk_lines,
 )
 from .flatten import KERNEL
 from .ingest import (
@@ -187,17 +188,18 @@ def score_files(
                 scored(chunk.plan.height, result)
 
             # the command's early pass walked the first batches while the libraries loaded
+            reading = (id_field, cfg.empty_containers_are_null, flatten._SEGMENT)
             early = early_scan if isinstance(early_scan, EarlyPass) and early_scan.matches(
-                files, (id_field, cfg.empty_containers_are_null, flatten._SEGMENT)) else None
+                files, reading) else None
             if early is not None:
                 early.stop()
 
             def read_sorted(chunk: Chunk) -> Pairs | None:
+                walked = early.take(chunk.number, chunk.cut) if early and chunk.number >= 0 \
+                    else None
                 return read_sorted_pairs(
-                    chunk.plan, files, id_field=id_field,
-                    empty_containers_are_null=cfg.empty_containers_are_null,
-                    walked=early.take(chunk.number, chunk.cut)
-                    if early and chunk.number >= 0 else None)
+                    chunk.plan, walked or walk_lines(files, chunk.cut, reading), files,
+                    id_field=id_field, empty_containers_are_null=cfg.empty_containers_are_null)
 
             passed = score_sorted(
                 files, pool=pool, workers=workers, batch_size=batch_size,

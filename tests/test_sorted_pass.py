@@ -185,10 +185,13 @@ def test_a_run_takes_the_batches_the_early_pass_walked(case, tmp_path, monkeypat
     early = file_ranges.EarlyPass({"gt": gt, "aio": aio}, "doc_id", False, 16, 2, batches=3)
     with early._changed:  # as when the libraries take longer to load than the three walks
         assert early._changed.wait_for(lambda: early._ended, timeout=60)
-    first = []  # (file, first offset) of each batch a run reads
-    read_spans = ingest.read_spans
+    first = []  # (file, first offset, lines) of each batch a run reads: the pass's, the scan's
+    read_spans, walk_lines = ingest.read_spans, stream.walk_lines
     monkeypatch.setattr(ingest, "read_spans", lambda path, offsets, lengths: first.append(
         (str(path), offsets[0], len(offsets))) or read_spans(path, offsets, lengths))
+    monkeypatch.setattr(stream, "walk_lines", lambda files, cut, reading: first.extend(
+        (str(files[side]), offsets[0], len(offsets)) for side, (offsets, _) in cut.spans.items())
+        or walk_lines(files, cut, reading))
     streamed = score_files(gt, aio, tmp_path / "out", config=CONFIG, workers=2, batch_size=16,
                            early_scan=early)
     early.close()

@@ -13,8 +13,9 @@ and the two yardsticks also run without a config (SPEC §11's defaults: every te
 matched on all their fields), as ``jsoneval score`` runs without ``--config``; leave that pair
 out with ``--no-default-config``. The report quotes
 medians and the ratio of each engine run to the yardstick run next to it (the machine is shared
-and noisy). Data is generated once per size into benchmarks/data/ (not committed). The text
-below the ANALYSIS marker of an existing RESULTS.md is kept.
+and noisy). Data is generated once per size into benchmarks/data/ (not committed). Before any
+timing the package's and the yardsticks' bytecode is compiled, as ``pip install`` leaves an
+installed package. The text below the ANALYSIS marker of an existing RESULTS.md is kept.
 """
 
 from __future__ import annotations

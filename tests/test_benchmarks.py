@@ -151,3 +151,17 @@ def test_run_measures_in_the_environment_the_command_gives_itself(run, monkeypat
     assert run._run(show)["value"] == value
     monkeypatch.setenv(name, "12")
     assert run._run(show)["value"] == "12"
+
+
+def test_run_compiles_the_bytecode_every_timed_process_imports(run):
+    """benchmarks/run.py compiles the package's and the yardsticks' modules before timing, as
+    ``pip install`` does: a process started with PYTHONDONTWRITEBYTECODE then finds current
+    bytecode for each module it imports instead of compiling the changed ones itself."""
+    import importlib.util
+
+    run._compile_sources()
+    sources = [*(ROOT / "jsoneval_polars").glob("*.py"), BENCH / "baseline.py",
+               BENCH / "lean_loop.py"]
+    for source in sources:
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        assert cached.is_file() and cached.stat().st_mtime >= source.stat().st_mtime, source

@@ -379,8 +379,8 @@ mod tests {
 
     #[test]
     fn ascii_text_is_canonical_as_split_join_lower_makes_it() {
-        // every text of up to 5 bytes over whitespace, control, case and word bytes, with
-        // the one word as prefix or appended to a buffer already holding text
+        // every text of up to 5 bytes over whitespace, control, case and word bytes, each
+        // appended to a buffer that already holds text (a gap at the start is no space)
         let alphabet = b" \t\x0b\x1cx\x01A";
         let mut text = Vec::new();
         for len in 0..=5u32 {

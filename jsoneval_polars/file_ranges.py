@@ -14,7 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .textfile import UTF8_BOM, not_utf8_text
+from .textfile import UTF8_BOM, not_utf8_text, read_exactly
 
 # pairs per batch: 1M shuffled pairs on 2 worker processes peaked at 1.27 GB in all with 8k,
 # 1.43-1.55 GB with 10k, 2.2 GB with 20k, at the same speed; 10M peaks where 1M does
@@ -129,8 +129,8 @@ def walk_lines(files: Mapping[str, str | Path], cut: Cut, reading: tuple) -> tup
     walked, item_base = [], 0
     for side in SIDES:
         offsets, lengths = cut.spans[side]
-        with open(files[side], "rb") as f:  # a cut's lines are one range of the file
-            buffer = os.pread(f.fileno(), offsets[-1] + lengths[-1] - offsets[0], offsets[0])
+        # a cut's lines are one range of the file
+        buffer = read_exactly(files[side], offsets[0], offsets[-1] + lengths[-1] - offsets[0])
         walked.append(_native.flatten_spans(
             buffer, offsets[0], offsets, lengths, id_field, item_base,
             empty_containers_are_null, segment, meta=[], content=None,

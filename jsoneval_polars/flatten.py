@@ -52,6 +52,7 @@ import numpy as np
 import polars as pl
 
 from .python_values import json_value
+from .textfile import SHRUNK, read_exactly
 from .values import TooDeep, canonical_container, canonical_float
 
 from .native import KERNEL, SEGMENT, _native  # noqa: F401 -- flatten.KERNEL is what runs
@@ -421,19 +422,16 @@ def read_spans(
     offsets, lengths = spans["o"].to_list(), spans["n"].to_list()
     if lo is None:
         return TextSpans(b"", 0, offsets, lengths)
-    contiguous = hi - lo <= 4 * total + (1 << 20)
-    with open(path, "rb") as f:
-        if contiguous:
-            joined = os.pread(f.fileno(), hi - lo, lo)
-        elif _native is not None:  # one read a line, without the GIL
-            joined = _native.read_pieces(str(path), offsets, lengths)
-        else:
+    if hi - lo <= 4 * total + (1 << 20):  # about one range of the file: read at once
+        return TextSpans(read_exactly(path, lo, hi - lo), lo, offsets, lengths)
+    if _native is not None:  # one read a line, without the GIL
+        joined = _native.read_pieces(str(path), offsets, lengths)
+    else:
+        with open(path, "rb") as f:
             joined = b"".join(os.pread(f.fileno(), n, o)
                               for o, n in zip(offsets, lengths, strict=True) if o is not None)
-    if len(joined) != (hi - lo if contiguous else total):  # as read_pieces: no short text
-        raise OSError(errno.EIO, "the file is shorter than when it was scanned", str(path))
-    if contiguous:
-        return TextSpans(joined, lo, offsets, lengths)
+    if len(joined) != total:  # as read_pieces: no short text
+        raise OSError(errno.EIO, SHRUNK, str(path))
     ends = itertools.accumulate(n or 0 for n in lengths)  # in the joined buffer
     return TextSpans(joined, 0, [None if o is None else end - n
                                  for o, n, end in zip(offsets, lengths, ends, strict=True)],

@@ -5,6 +5,10 @@ one line instead of a traceback from the decoder."""
 
 from __future__ import annotations
 
+import errno
+import os
+from pathlib import Path
+
 UTF8_BOM = b"\xef\xbb\xbf"
 _TO_UTF8 = "convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"
 #: How files that are not UTF-8 text begin: (magic bytes, what the file is, what to do). None of
@@ -19,6 +23,20 @@ NOT_UTF8_TEXT = (
     (b"\xfd7zXZ\x00", "xz-compressed", "decompress it first (unxz)"),
     (b"PK\x03\x04", "a zip archive", "extract it first"),
 )
+
+
+#: Why lines found in a file cannot be read from it any more.
+SHRUNK = "the file is shorter than when it was scanned"
+
+
+def read_exactly(path: str | Path, start: int, size: int) -> bytes:
+    """``size`` bytes of a file from byte ``start``: lines found in it earlier. An OSError
+    naming the file when it holds fewer now (it was cut short since)."""
+    with open(path, "rb") as f:
+        data = os.pread(f.fileno(), size, start)
+    if len(data) != size:
+        raise OSError(errno.EIO, SHRUNK, str(path))
+    return data
 
 
 def not_utf8_text(head: bytes) -> tuple[str, str] | None:

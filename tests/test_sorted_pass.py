@@ -220,3 +220,18 @@ def file_ranges_segment() -> int:
     from jsoneval_polars import flatten
 
     return flatten._SEGMENT
+
+
+def test_a_file_cut_short_after_its_lines_were_cut_names_the_file(tmp_path):
+    """The pass reads a batch's lines after it cut them: a file shortened in between is an
+    OSError naming it, as the scan's batches report it (flatten.read_spans), not the kernel's
+    complaint about a span outside its buffer."""
+    files = {}
+    for side in ("gt", "aio"):
+        files[side] = tmp_path / f"{side}.ndjson"
+        files[side].write_text("".join(f'{{"doc_id": "d{i}", "a": {i}}}\n' for i in range(10)))
+    cut = file_ranges.LineCuts(files).next(10)
+    files["aio"].write_text('{"doc_id": "d0", "a": 0}\n')
+    with pytest.raises(OSError, match="shorter than when it was scanned") as error:
+        file_ranges.walk_lines(files, cut, ("doc_id", False, file_ranges_segment()))
+    assert error.value.filename == str(files["aio"])

@@ -6,6 +6,7 @@ scoring, its own check that their tables agree is read from its output."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -165,3 +166,38 @@ def test_run_compiles_the_bytecode_every_timed_process_imports(run):
     for source in sources:
         cached = Path(importlib.util.cache_from_source(str(source)))
         assert cached.is_file() and cached.stat().st_mtime >= source.stat().st_mtime, source
+
+
+def test_cpu_use_benchmark_runs_and_the_halves_hold_every_document(data):
+    """benchmarks/cpu_use.py reports each role's CPU; its two half runs together score as many
+    documents as the whole run (its own check, read from its output)."""
+    out = _run("cpu_use.py", "--data", str(data), "--repeats", "1", "--halves")
+    assert "batch threads" in out and "cores in use" in out
+    assert "same documents: True" in out
+
+
+def test_cpu_use_reads_every_thread_and_splits_every_line(data, tmp_path):
+    """cpu_use's readings name each live thread of a process with its CPU seconds, and its
+    halves are the files' lines, cut once, in order."""
+    import threading
+
+    sys.path.insert(0, str(BENCH))
+    try:
+        import cpu_use
+    finally:
+        sys.path.remove(str(BENCH))
+    done = threading.Event()
+    worker = threading.Thread(target=done.wait)
+    worker.start()
+    try:
+        threads = cpu_use.thread_times(os.getpid())
+    finally:
+        done.set()
+        worker.join()
+    assert {threading.main_thread().native_id, worker.native_id} <= set(threads)
+    assert all(cpu >= 0 for _, cpu in threads.values())
+    halves = cpu_use.split(data, tmp_path)
+    for side in ("gt", "aio"):
+        whole = (data / f"{side}.ndjson").read_bytes()
+        parts = [(half / f"{side}.ndjson").read_bytes() for half in halves]
+        assert b"".join(parts) == whole and all(parts)

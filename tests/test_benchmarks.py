@@ -167,7 +167,11 @@ def test_run_compiles_the_bytecode_every_timed_process_imports(run):
         cached = Path(importlib.util.cache_from_source(str(source)))
         assert cached.is_file() and cached.stat().st_mtime >= source.stat().st_mtime, source
 
+needs_proc = pytest.mark.skipif(not Path("/proc/self/task").is_dir(),
+                                reason="cpu_use.py reads each thread's CPU from Linux's /proc")
 
+
+@needs_proc
 def test_cpu_use_benchmark_runs_and_the_halves_hold_every_document(data):
     """benchmarks/cpu_use.py reports each role's CPU; its two half runs together score as many
     documents as the whole run (its own check, read from its output)."""
@@ -176,6 +180,7 @@ def test_cpu_use_benchmark_runs_and_the_halves_hold_every_document(data):
     assert "same documents: True" in out
 
 
+@needs_proc
 def test_cpu_use_reads_every_thread_and_splits_every_line(data, tmp_path):
     """cpu_use's readings name each live thread of a process with its CPU seconds, and its
     halves are the files' lines, cut once, in order."""

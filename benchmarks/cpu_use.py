@@ -139,6 +139,10 @@ def main() -> int:
     ap.add_argument("--interval", type=float, default=0.05)
     ap.add_argument("--halves", action="store_true")
     args = ap.parse_args()
+    missing = [name for name in ("gt.ndjson", "aio.ndjson") if not (args.data / name).is_file()]
+    if missing:
+        raise SystemExit(f"{args.data} has no {' or '.join(missing)}: make the pairs with "
+                         f"python benchmarks/generate.py --n 100000 --out {args.data}")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         halves = split(args.data, tmp / "halves") if args.halves else []

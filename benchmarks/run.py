@@ -128,6 +128,7 @@ import json, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import polars as pl
+from jsoneval_polars.core import PER_DOCUMENT_TABLES
 from jsoneval_polars.layout import write_part
 out, cores, labels = Path(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
 seconds, cpu, rows = 0.0, 0.0, 0
@@ -138,7 +139,9 @@ with tempfile.TemporaryDirectory(dir=out.parent) as target, ThreadPoolExecutor(c
             pl.col(c).cast(pl.Enum(part[c].unique(maintain_order=True).drop_nulls()))
             for c in labels.get(table.name, ())) for part in parts]
         t, c = time.perf_counter(), time.process_time()
-        list(pool.map(lambda n: write_part(target, table.name, parts[n], n), range(len(parts))))
+        batch = table.name in PER_DOCUMENT_TABLES  # written by the batch threads, as in the run
+        list(pool.map(lambda n: write_part(target, table.name, parts[n], n, on_this_thread=batch),
+                      range(len(parts))))
         seconds, cpu = seconds + time.perf_counter() - t, cpu + time.process_time() - c
         rows += sum(part.height for part in parts)
         del parts

@@ -54,7 +54,7 @@ from .bootstrap import with_intervals
 from .calibration import calibration, check_confidence_sources, confidence_table
 from .compressed import plain_copies, with_names
 from .config import Config, parse_config
-from .core import Clock, collector_paused, needs_documents, score_batch
+from .core import PER_DOCUMENT_TABLES, Clock, collector_paused, needs_documents, score_batch
 from .counts import RunState, merge_states, run_state
 from .file_ranges import (
     CHUNK_BYTES, STREAM_BATCH_SIZE, EarlyPass, EarlyScan, byte_ranges, expected_lines,
@@ -511,11 +511,11 @@ def _write_batch(staging: str | Path, partition_by: str | None, number: int, pai
     that column (alignments, errors) are labelled with their document's value, as
     :meth:`Result.write` labels them."""
     keys = batch.documents.select("doc_id", partition_by) if partition_by else None
-    for name in ("documents", "fields", "alignments", "counts"):
+    for name in PER_DOCUMENT_TABLES:
         frame = getattr(batch, name)
         if keys is not None and partition_by not in frame.columns:
             frame = frame.join(keys, on="doc_id", how="left", maintain_order="left")
-        write_part(staging, name, frame, number, partition_by)
+        write_part(staging, name, frame, number, partition_by, on_this_thread=True)
     state, errors = batch.state, batch.errors
     if pairs.errors:  # most batches have none, and keep the core's state (a merge: 2.5 ms)
         pairing_errors = pl.DataFrame(pairs.errors, schema=ERRORS)

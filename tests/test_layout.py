@@ -222,6 +222,39 @@ def test_an_enum_beside_a_type_only_the_arrow_schema_states_is_written_as_string
     assert back["path"].to_list() == ["x", "y"]
 
 
+def test_a_batch_threads_plain_part_is_pyarrows_and_a_whole_tables_polars(tmp_path):
+    """A batch thread's part (``on_this_thread``, the files driver's) is written by pyarrow on
+    that thread when Parquet states its types in full, with min/max for doc_id only; the same
+    frame as a whole table of the in-memory driver by Polars. Both read back as the frame. A
+    time zone, which only the Arrow schema states, keeps a batch thread's part Polars'."""
+    frame = pl.DataFrame({"doc_id": ["b", "a", "c"], "n": [3, 1, 2],
+                          "rate": [0.5, None, 1.0], "ok": [True, False, None]})
+    write_part(tmp_path / "thread", "documents", frame, 0, on_this_thread=True)
+    write_part(tmp_path / "whole", "documents", frame, 0)
+    files = {where: tmp_path / where / "documents" / "part-000000.parquet"
+             for where in ("thread", "whole")}
+    assert pq.ParquetFile(files["thread"]).metadata.created_by.startswith("parquet-cpp-arrow")
+    assert pq.ParquetFile(files["whole"]).metadata.created_by.startswith("Polars")
+    for path in files.values():
+        assert_frame_equal(pl.read_parquet(path), frame)
+    group = pq.ParquetFile(files["thread"]).metadata.row_group(0)
+    chunks = {group.column(i).path_in_schema: group.column(i) for i in range(4)}
+    assert (chunks["doc_id"].statistics.min, chunks["doc_id"].statistics.max) == ("a", "c")
+    assert all(chunks[name].statistics is None or not chunks[name].statistics.has_min_max
+               for name in ("n", "rate", "ok"))
+    when = pl.Series("at", [0, 1, 2], dtype=pl.Int64).cast(pl.Datetime("us", "Europe/Paris"))
+    write_part(tmp_path / "zone", "documents", frame.with_columns(when), 0, on_this_thread=True)
+    back = pl.read_parquet(tmp_path / "zone" / "documents" / "part-000000.parquet")
+    assert_frame_equal(back, frame.with_columns(when))
+    # the drivers: the files driver's batch parts are pyarrow's, the in-memory tables Polars'
+    score_files(GT, AIO, tmp_path / "files", config=config_a(), batch_size=100, workers=2)
+    evaluate(GT, AIO, config=config_a()).write(tmp_path / "memory")
+    for driver, writer in (("files", "parquet-cpp-arrow"), ("memory", "Polars")):
+        for table in ("documents", "alignments"):
+            for part in (tmp_path / driver / table).glob("*.parquet"):
+                assert pq.ParquetFile(part).metadata.created_by.startswith(writer), part
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "jsoneval_polars", *args],
                           capture_output=True, text=True, check=False, timeout=300)

@@ -113,7 +113,7 @@ _PLAIN_PARQUET = (pl.Enum, pl.String, pl.Boolean, pl.Float64, pl.Float32, pl.Int
 
 
 def _write_dictionaries(frame: pl.DataFrame, path: Path, never_null: Sequence[str]) -> None:
-    """Write a part whose Enum columns (core.score_batch's ``dictionary``) become
+    """Write a part by pyarrow: its Enum columns (core.score_batch's ``dictionary``) become
     Parquet dictionaries as they are, codes and values, with no string hashed again. The Arrow
     schema is left out of the file, so that every reader sees plain strings, as in every other
     part: it would make this part's columns Enums of this part's values, which no other part
@@ -126,7 +126,7 @@ def _write_dictionaries(frame: pl.DataFrame, path: Path, never_null: Sequence[st
     no definition levels are written for them. ``benchmarks/write_parts.py`` (one thread):
     that part in 0.08-0.11 s, against 0.10-0.14 s with every label's statistics and 0.13-0.17 s
     for Polars' writer on the strings."""
-    import pyarrow.parquet as pq  # pyarrow: Polars' writer stores the Enum's own schema
+    import pyarrow.parquet as pq  # Polars' writer would store each part's Enums in the file
 
     try:
         pq.write_table(_arrow_table(frame, never_null), path, compression="zstd",

@@ -5,6 +5,7 @@ scoring, its own check that their tables agree is read from its output."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -15,6 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
+needs_proc = pytest.mark.skipif(not Path("/proc/self/task").is_dir(),
+                                reason="cpu_use.py reads each thread's CPU from Linux's /proc")
 
 
 @pytest.fixture(scope="module")
@@ -24,15 +27,18 @@ def data(tmp_path_factory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def run():
-    """benchmarks/run.py as a module, for its snippets and helpers."""
+def _bench_module(name: str):
+    """A script of benchmarks/ as a module, for its snippets and helpers."""
     sys.path.insert(0, str(BENCH))
     try:
-        import run
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(BENCH))
-    return run
+
+
+@pytest.fixture(scope="module")
+def run():
+    return _bench_module("run")
 
 
 def _run(script: str, *args: str) -> str:
@@ -167,9 +173,6 @@ def test_run_compiles_the_bytecode_every_timed_process_imports(run):
         cached = Path(importlib.util.cache_from_source(str(source)))
         assert cached.is_file() and cached.stat().st_mtime >= source.stat().st_mtime, source
 
-needs_proc = pytest.mark.skipif(not Path("/proc/self/task").is_dir(),
-                                reason="cpu_use.py reads each thread's CPU from Linux's /proc")
-
 
 @needs_proc
 def test_cpu_use_benchmark_runs_and_the_halves_hold_every_document(data):
@@ -186,11 +189,7 @@ def test_cpu_use_reads_every_thread_and_splits_every_line(data, tmp_path):
     halves are the files' lines, cut once, in order."""
     import threading
 
-    sys.path.insert(0, str(BENCH))
-    try:
-        import cpu_use
-    finally:
-        sys.path.remove(str(BENCH))
+    cpu_use = _bench_module("cpu_use")
     done = threading.Event()
     worker = threading.Thread(target=done.wait)
     worker.start()

@@ -42,13 +42,18 @@ def thread_times(pid: int) -> dict[int, tuple[str, float]]:
     times = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
-            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+            times[int(tid)] = _stat(f"/proc/{pid}/task/{tid}/stat")
         except OSError:  # the thread ended since the listing
             continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2:].split()
-        times[int(tid)] = name, (int(fields[11]) + int(fields[12])) / _TICK
     return times
+
+
+def _stat(path: str) -> tuple[str, float]:
+    """The name and CPU seconds (user + system) of a ``/proc`` stat file. A process's counts
+    its threads that have ended too."""
+    stat = Path(path).read_text()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return stat[stat.index("(") + 1:stat.rindex(")")], (int(fields[11]) + int(fields[12])) / _TICK
 
 
 def watch(command: list[str], interval: float) -> tuple[float, dict, list[tuple[float, float]]]:
@@ -58,23 +63,18 @@ def watch(command: list[str], interval: float) -> tuple[float, dict, list[tuple[
     proc = subprocess.Popen(command, cwd=ROOT)
     last, readings = {}, []
     while proc.poll() is None:
-        with_threads = _read(proc.pid)
-        if with_threads:
-            last.update(with_threads)
-            readings.append((time.perf_counter() - start,
-                             sum(cpu for _, cpu in with_threads.values())))
+        try:
+            last.update(thread_times(proc.pid))
+            # the process's own count: the sum of the live threads drops when one ends
+            readings.append((time.perf_counter() - start, _stat(f"/proc/{proc.pid}/stat")[1]))
+        except OSError:  # the process ended since poll()
+            break
         time.sleep(interval)
+    proc.wait()
     wall = time.perf_counter() - start
     if proc.returncode:
         raise SystemExit(f"{' '.join(command)} exited with {proc.returncode}")
     return wall, last, readings
-
-
-def _read(pid: int) -> dict[int, tuple[str, float]]:
-    try:
-        return thread_times(pid)
-    except OSError:  # the process ended since poll()
-        return {}
 
 
 def by_role(threads: dict[int, tuple[str, float]]) -> dict[str, float]:

@@ -200,6 +200,9 @@ def test_cpu_use_reads_every_thread_and_splits_every_line(data, tmp_path):
         worker.join()
     assert {threading.main_thread().native_id, worker.native_id} <= set(threads)
     assert all(cpu >= 0 for _, cpu in threads.values())
+    # the process's own count, read after them, holds every thread's, ended ones too
+    assert cpu_use._stat(f"/proc/{os.getpid()}/stat")[1] >= sum(
+        cpu for _, cpu in threads.values()) - 0.01 * len(threads)
     halves = cpu_use.split(data, tmp_path)
     for side in ("gt", "aio"):
         whole = (data / f"{side}.ndjson").read_bytes()

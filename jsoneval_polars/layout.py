@@ -43,11 +43,14 @@ SUMMARY_FILE, MANIFEST_FILE = "summary.json", "manifest.json"
 _ROW_GROUP = 512**2
 _FILTERED_BY = ("doc_id",)  # the one column given min/max statistics in a dictionary part
 #: Never tried as a dictionary: free text, nearly every value distinct, and the similarities,
-#: whose dictionary costs more to build (a hash per float) than it saves after zstd.
+#: whose dictionary costs more to build (a hash per float) than it saves once compressed.
 _PLAIN_VALUES = ("gt_value", "aio_value", "similarity", "confidence")
 #: Values pyarrow encodes at a time: its default (1,024) pays a dictionary column's statistics
 #: (a Unique and a Take of the referenced values) and the level encoding per 1,024 rows.
 _WRITE_BATCH = 1 << 16
+#: Every part's codec, whichever library writes it: Spark's, DuckDB's and pyarrow's default,
+#: which every Parquet reader knows (DECISIONS 134).
+COMPRESSION = "snappy"
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's (and Polars', DuckDB's) null folder
 _EXTRA_TABLES = ("attributes_by", "calibration")  # written when asked for
 _OLD_ENTRIES = ("summary",)  # an older layout's per-partition summaries
@@ -102,7 +105,7 @@ def _write_parquet(frame: pl.DataFrame, path: Path, never_null: Sequence[str] = 
         if enums or (on_this_thread and plain):
             _write_dictionaries(frame, path, never_null)
         else:
-            frame.write_parquet(path)
+            frame.write_parquet(path, compression=COMPRESSION)
     except pl.exceptions.PolarsError as exc:
         raise OSError(errno.EIO, first_line(exc).rpartition("IO error: ")[2], str(path)) from None
 
@@ -129,7 +132,7 @@ def _write_dictionaries(frame: pl.DataFrame, path: Path, never_null: Sequence[st
     import pyarrow.parquet as pq  # Polars' writer would store each part's Enums in the file
 
     try:
-        pq.write_table(_arrow_table(frame, never_null), path, compression="zstd",
+        pq.write_table(_arrow_table(frame, never_null), path, compression=COMPRESSION,
                        store_schema=False, row_group_size=_ROW_GROUP,
                        write_batch_size=_WRITE_BATCH,
                        write_statistics=[c for c in _FILTERED_BY if c in frame.columns],

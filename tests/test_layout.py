@@ -255,6 +255,26 @@ def test_a_batch_threads_plain_part_is_pyarrows_and_a_whole_tables_polars(tmp_pa
                 assert pq.ParquetFile(part).metadata.created_by.startswith(writer), part
 
 
+def test_every_part_of_every_driver_is_snappy(tmp_path):
+    """DECISIONS 134: the files driver's parts (pyarrow's, its dictionary parts among them)
+    and the in-memory driver's tables (Polars') are Snappy in every column, the codec the
+    Spark driver writes; DuckDB reads them back as the in-memory tables."""
+    score_files(GT, AIO, tmp_path / "files", config=config_a(), batch_size=100, workers=2)
+    result = evaluate(GT, AIO, config=config_a())
+    result.write(tmp_path / "memory")
+    for driver in ("files", "memory"):
+        parts = list((tmp_path / driver).rglob("*.parquet"))
+        assert {p.parent.name for p in parts} >= {"fields", "counts", "documents", "alignments"}
+        for part in parts:
+            meta = pq.ParquetFile(part).metadata
+            codecs = {meta.row_group(g).column(c).compression
+                      for g in range(meta.num_row_groups) for c in range(meta.num_columns)}
+            assert codecs == ({"SNAPPY"} if meta.num_rows else set()), (part, codecs)
+    back = duckdb.sql(f"FROM '{tmp_path / 'files' / 'fields'}/*.parquet'").pl()
+    assert back.height == result.fields.height
+    assert set(back["path"]) == set(result.fields["path"])
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "jsoneval_polars", *args],
                           capture_output=True, text=True, check=False, timeout=300)

@@ -698,7 +698,9 @@ def _members(gt: Flattened, aio: Flattened, config: Config, la_names: pl.Series)
             [
                 # selected first: an eager filter copies every column of the leaves
                 side.leaves.select("item", "member", "kind", "text", "is_null").filter(needed),
-                *([side.members.filter(needed)] if side.members is not None else []),
+                # the members the walk keeps apart (containers in items): mostly none
+                *([side.members.filter(needed)] if side.members is not None
+                  and side.members.height else []),
             ]
         )
         for side in (gt, aio)

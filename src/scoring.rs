@@ -11,7 +11,6 @@
 //! the longer length, on the first `text_cap` characters of each side. Comparisons follow
 //! Polars' where a NaN can reach them: `min`/`max` skip a NaN, as `min_horizontal` does.
 
-use rayon::prelude::*;
 use regex::Regex;
 
 use crate::columns_in::Texts;
@@ -63,11 +62,11 @@ pub struct Rows<'a> {
     pub threshold: Option<&'a [Option<f64>]>,
 }
 
-/// (similarity, match) of every row, on the rayon pool.
+/// (similarity, match) of every row, on the calling thread: a batch thread's rows handed to
+/// the rayon pool woke its threads, which then shared the cores with the other batch thread
+/// and Polars' pool, and left a core idle while the batch waited (DECISIONS 135).
 pub fn score(rows: &Rows, s: &Settings) -> (Vec<Option<f64>>, Vec<Option<bool>>) {
     (0..rows.strategy.len())
-        .into_par_iter()
-        .with_min_len(4096)
         .map(|i| score_row(rows, s, i))
         .unzip()
 }
@@ -151,11 +150,9 @@ pub struct Values<'a> {
     pub aio_kind: &'a Texts<'a>,
 }
 
-/// The detected strategy code of every row, on the rayon pool.
+/// The detected strategy code of every row, on the calling thread (as [`score`]).
 pub fn detect(v: &Values, d: &Detector) -> Vec<u8> {
     (0..v.gt_has.len())
-        .into_par_iter()
-        .with_min_len(4096)
         .map(|i| {
             let (kind, text) = if v.gt_has[i] {
                 (v.gt_kind.get(i), v.gt_text.get(i))

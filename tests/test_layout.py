@@ -21,6 +21,7 @@ from sample_runs import AIO, GT, config_a
 
 from jsoneval_polars import __version__, evaluate
 from jsoneval_polars.layout import write_part
+from jsoneval_polars.pipeline import Result
 from jsoneval_polars.rates import attribute_rates
 from jsoneval_polars.results import read_results
 from jsoneval_polars.stream import score_files
@@ -222,7 +223,19 @@ def test_an_enum_beside_a_type_only_the_arrow_schema_states_is_written_as_string
     assert back["path"].to_list() == ["x", "y"]
 
 
-def test_a_batch_threads_plain_part_is_pyarrows_and_a_whole_tables_polars(tmp_path):
+@pytest.fixture(scope="module")
+def driver_layouts(tmp_path_factory) -> tuple[Path, Path, Result]:
+    """The sample pairs written by the files driver (two batch threads) and by the in-memory
+    driver: the two folders and the in-memory result."""
+    out = tmp_path_factory.mktemp("drivers")
+    score_files(GT, AIO, out / "files", config=config_a(), batch_size=100, workers=2)
+    result = evaluate(GT, AIO, config=config_a())
+    result.write(out / "memory")
+    return out / "files", out / "memory", result
+
+
+def test_a_batch_threads_plain_part_is_pyarrows_and_a_whole_tables_polars(tmp_path,
+                                                                         driver_layouts):
     """A batch thread's part (``on_this_thread``, the files driver's) is written by pyarrow on
     that thread when Parquet states its types in full, with min/max for doc_id only; the same
     frame as a whole table of the in-memory driver by Polars. Both read back as the frame. A
@@ -247,30 +260,28 @@ def test_a_batch_threads_plain_part_is_pyarrows_and_a_whole_tables_polars(tmp_pa
     back = pl.read_parquet(tmp_path / "zone" / "documents" / "part-000000.parquet")
     assert_frame_equal(back, frame.with_columns(when))
     # the drivers: the files driver's batch parts are pyarrow's, the in-memory tables Polars'
-    score_files(GT, AIO, tmp_path / "files", config=config_a(), batch_size=100, workers=2)
-    evaluate(GT, AIO, config=config_a()).write(tmp_path / "memory")
-    for driver, writer in (("files", "parquet-cpp-arrow"), ("memory", "Polars")):
+    files, memory, _ = driver_layouts
+    for folder, writer in ((files, "parquet-cpp-arrow"), (memory, "Polars")):
         for table in ("documents", "alignments"):
-            for part in (tmp_path / driver / table).glob("*.parquet"):
+            for part in (folder / table).glob("*.parquet"):
                 assert pq.ParquetFile(part).metadata.created_by.startswith(writer), part
 
 
-def test_every_part_of_every_driver_is_snappy(tmp_path):
+def test_every_part_of_every_driver_is_snappy(driver_layouts):
     """DECISIONS 134: the files driver's parts (pyarrow's, its dictionary parts among them)
     and the in-memory driver's tables (Polars') are Snappy in every column, the codec the
-    Spark driver writes; DuckDB reads them back as the in-memory tables."""
-    score_files(GT, AIO, tmp_path / "files", config=config_a(), batch_size=100, workers=2)
-    result = evaluate(GT, AIO, config=config_a())
-    result.write(tmp_path / "memory")
-    for driver in ("files", "memory"):
-        parts = list((tmp_path / driver).rglob("*.parquet"))
+    Spark driver writes; DuckDB reads the files driver's fields back, as many rows and the
+    same paths as the in-memory table."""
+    files, memory, result = driver_layouts
+    for folder in (files, memory):
+        parts = list(folder.rglob("*.parquet"))
         assert {p.parent.name for p in parts} >= {"fields", "counts", "documents", "alignments"}
         for part in parts:
             meta = pq.ParquetFile(part).metadata
             codecs = {meta.row_group(g).column(c).compression
                       for g in range(meta.num_row_groups) for c in range(meta.num_columns)}
             assert codecs == ({"SNAPPY"} if meta.num_rows else set()), (part, codecs)
-    back = duckdb.sql(f"FROM '{tmp_path / 'files' / 'fields'}/*.parquet'").pl()
+    back = duckdb.sql(f"FROM '{files / 'fields'}/*.parquet'").pl()
     assert back.height == result.fields.height
     assert set(back["path"]) == set(result.fields["path"])
 
